@@ -1,0 +1,44 @@
+"""salesgym: enterprise selling as verifiable, reproducible RL environments for tool-using agents.
+
+>>> import salesgym
+>>> env = salesgym.make("territory-debug-v0")
+>>> obs, info = env.reset(seed=3)
+>>> sorted(obs)
+['data', 'text']
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "make", "register", "registry"]
+
+# id -> (entry point "module:Class", default keyword arguments). A variant is a new line; a breaking
+# change of dynamics bumps the version suffix.
+_REGISTRY: dict[str, tuple[str, dict[str, Any]]] = {}
+
+
+def register(env_id: str, entry_point: str, **defaults: Any) -> None:
+    if env_id in _REGISTRY:
+        raise ValueError(f"environment {env_id!r} is already registered")
+    _REGISTRY[env_id] = (entry_point, defaults)
+
+
+def registry() -> dict[str, dict[str, Any]]:
+    return {k: {"entry_point": ep, **d} for k, (ep, d) in _REGISTRY.items()}
+
+
+def make(env_id: str, **kwargs: Any) -> Any:
+    """Create a registered environment; keyword arguments override the registered defaults."""
+    if env_id not in _REGISTRY:
+        raise ValueError(f"unknown environment {env_id!r}; registered: {sorted(_REGISTRY)}")
+    entry_point, defaults = _REGISTRY[env_id]
+    module, cls = entry_point.split(":")
+    return getattr(importlib.import_module(module), cls)(**{**defaults, **kwargs})
+
+
+register("territory-v0", "salesgym.envs.territory.env:TerritoryEnv")
+register("territory-debug-v0", "salesgym.envs.territory.env:TerritoryEnv", n_opportunities=4, horizon_days=30)
+register("territory-100-v0", "salesgym.envs.territory.env:TerritoryEnv", n_opportunities=100, horizon_days=90)

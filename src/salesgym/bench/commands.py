@@ -1,0 +1,366 @@
+"""CLI commands of the benchmark (bench, report, export, runs, splits); registered on the main app by ``register``.
+
+Every expected failure (bad argument, tampered split, unknown run, missing environment) ends with one clear
+line on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from salesgym.bench import analysis as an
+from salesgym.bench import splits as sp
+from salesgym.bench.runner import ABLATIONS, DEFAULT_MAX_STEPS, BenchError
+from salesgym.bench.store import EpisodeRecord, Store, StoreError
+
+DEFAULT_DB = Path("runs") / "salesgym.sqlite"
+
+out = Console()
+err = Console(stderr=True)
+
+
+class BackendName(StrEnum):
+    local = "local"
+    ray = "ray"
+
+
+class ExportFormat(StrEnum):
+    json = "json"
+    csv = "csv"
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+SplitsDir = Annotated[
+    Path | None,
+    typer.Option("--splits-dir", help=f"directory of split manifests (default: ${sp.ENV_VAR} or <repo>/splits)"),
+]
+DbPath = Annotated[Path, typer.Option("--db", help="SQLite run database", dir_okay=False)]
+
+
+def _open_store(db: Path, *, must_exist: bool = False) -> Store:
+    if must_exist and not db.is_file():
+        _fail(f"{db}: no run database here (run `salesgym bench` first or pass --db)")
+    try:
+        return Store(db)
+    except StoreError as e:
+        _fail(str(e))
+
+
+def _preflight(manifest: sp.Manifest) -> None:
+    """Fail early, in this process, if the environment or the scenario catalogue is missing or disagrees."""
+    try:
+        import salesgym
+
+        if not hasattr(salesgym, "make"):
+            raise ImportError("salesgym.make is missing")
+        from salesgym.agents import make_policy  # noqa: F401
+    except ImportError as e:
+        raise BenchError(f"the territory environment or the policies are not installed yet: {e}") from e
+    try:
+        from salesgym.envs.territory.families import FAMILIES
+    except ImportError:
+        return
+    problems = sp.check_catalogue(manifest, FAMILIES)
+    if problems:
+        where = manifest.path or manifest.name
+        raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
+
+
+def _leaderboard(a: an.Analysis, title: str) -> Table:
+    t = Table(title=title, title_justify="left")
+    for col, just in [
+        ("rank", "right"),
+        ("policy", "left"),
+        ("n", "right"),
+        ("mean", "right"),
+        ("median", "right"),
+        ("95% CI", "right"),
+        ("norm.", "right"),
+        ("closed value", "right"),
+        (f"Δ vs {an.ANCHOR} [CI]", "right"),
+    ]:
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    rank = 0
+    for r in a.rows:
+        p = r.primary
+        if r.reference:
+            label = "ref"
+        else:
+            rank += 1
+            label = str(rank)
+        diff = r.vs_anchor
+        t.add_row(
+            label,
+            f"[dim]{r.policy} (headroom)[/]" if r.reference else r.policy,
+            str(p.n if p else 0),
+            f"{p.mean:.2f}" if p else "—",
+            f"{p.median:.2f}" if p else "—",
+            f"[{p.ci_low:.2f}, {p.ci_high:.2f}]" if p else "—",
+            f"{r.normalised:.2f}" if r.normalised is not None else "—",
+            f"{r.closed_value.mean:,.0f}" if r.closed_value else "—",
+            f"{diff.mean:+.2f} [{diff.ci_low:+.2f}, {diff.ci_high:+.2f}]" if diff else "—",
+        )
+    return t
+
+
+def bench(
+    split: Annotated[str, typer.Option(help="split to run (train, eval, held-out, debug)")] = "eval",
+    policy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--policy", "-p", help="policy to run; repeat for several (default: baselines + exploit probes + oracle)"
+        ),
+    ] = None,
+    episodes: Annotated[int | None, typer.Option(min=1, help="only the first N territories of the split")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
+    backend: Annotated[BackendName, typer.Option(case_sensitive=False, help="where episodes run")] = BackendName.local,
+    ray_address: Annotated[str | None, typer.Option(help="existing Ray cluster (default: start a local one)")] = None,
+    ablation: Annotated[str | None, typer.Option(help=f"one of: {', '.join(ABLATIONS)}")] = None,
+    db: DbPath = DEFAULT_DB,
+    force: Annotated[bool, typer.Option("--force", help="re-run episodes already in the database")] = False,
+    retry_errors: Annotated[
+        bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
+    ] = False,
+    max_steps: Annotated[
+        int, typer.Option(min=1, help="step cap per episode (counted as a failure)")
+    ] = DEFAULT_MAX_STEPS,
+    splits_dir: SplitsDir = None,
+) -> None:
+    """Run policies on a frozen split and print the leaderboard with bootstrap CIs and the exploit check."""
+    from salesgym.bench import runner
+
+    try:
+        manifest = sp.load(split, splits_dir)
+        abl = runner.validate_ablation(ablation)
+        if ray_address and backend is not BackendName.ray:
+            raise BenchError("--ray-address only applies to --backend ray")
+        _preflight(manifest)
+        suite = runner.policy_suite()
+        names = runner.validate_policies(policy or list(suite.all), suite)
+        n_workers = workers or os.cpu_count() or 1
+        chosen = runner.make_backend(backend.value, n_workers, ray_address)
+    except (sp.SplitError, BenchError) as e:
+        _fail(str(e))
+
+    store = _open_store(db)
+    errors: list[EpisodeRecord] = []
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("episodes"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err,
+    )
+    task = progress.add_task(f"{manifest.name}", total=None)
+
+    def on_plan(todo: int, done: int) -> None:
+        progress.update(task, total=todo)
+        if done:
+            err.print(f"resuming: {done} episode(s) already in {db}, {todo} to play", highlight=False)
+
+    def on_result(rec: EpisodeRecord) -> None:
+        if rec.status == "error":
+            errors.append(rec)
+        progress.advance(task)
+
+    where = f"{chosen.name}" + (f" ({n_workers} workers)" if chosen.name == "local" else "")
+    err.print(
+        f"salesgym bench: split {manifest.name} ({len(manifest.limited(episodes))} territories, "
+        f"sha256 {manifest.sha256[:12]}), {len(names)} policies, backend {where}"
+        + (f", ablation {abl}" if abl else ""),
+        highlight=False,
+    )
+    try:
+        with progress:
+            outcome = runner.run_benchmark(
+                store,
+                manifest,
+                names,
+                chosen,
+                episodes=episodes,
+                ablation=abl,
+                max_steps=max_steps,
+                force=force,
+                retry_errors=retry_errors,
+                on_plan=on_plan,
+                on_result=on_result,
+            )
+    except KeyboardInterrupt:
+        store.close()
+        _fail("interrupted; finished episodes are saved: run the same command again to resume", 130)
+    except BenchError as e:
+        store.close()
+        _fail(str(e))
+
+    run_id = outcome.run.id
+    eps = store.episodes(run_id)
+    store.close()
+    a = an.analyse(eps, list(names), reference=suite.reference, exploits=suite.exploits)
+    title = f"{manifest.name}: primary score per policy (run {run_id})" + (f", ablation {abl}" if abl else "")
+    out.print(_leaderboard(a, title))
+    out.print(an.exploit_line(a), highlight=False)
+    for note in a.notes:
+        out.print(f"[dim]note: {note}[/]")
+    out.print(f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}", highlight=False)
+    failed = [e for e in eps if e.status == "error"]
+    if failed:
+        first = (failed[0].error or "").strip().splitlines()[0] if failed[0].error else "unknown"
+        _fail(
+            f"{len(failed)} episode(s) ended in an error (first: {failed[0].policy} on {failed[0].territory_id}: "
+            f"{first}); fix and re-run with --retry-errors"
+        )
+
+
+def report(
+    run_id: Annotated[str, typer.Argument(help="run id printed by `salesgym bench`")],
+    out_dir: Annotated[Path | None, typer.Option("--out", help="output directory (default: runs/<RUN_ID>)")] = None,
+    db: DbPath = DEFAULT_DB,
+    compare: Annotated[
+        list[str] | None, typer.Option("--compare", help="another run on the same split (e.g. an ablation); repeatable")
+    ] = None,
+) -> None:
+    """Write a Markdown and a self-contained HTML report of a run."""
+    from salesgym.bench.report import write_report
+
+    store = _open_store(db, must_exist=True)
+    try:
+        run = store.get_run(run_id)
+        assert run is not None
+        for other in compare or []:
+            o = store.get_run(other)
+            assert o is not None
+            if o.split != run.split:
+                raise StoreError(f"--compare {other}: split {o.split!r} differs from {run.split!r}")
+        files = write_report(store, run_id, out_dir or Path("runs") / run_id, compare or [])
+    except StoreError as e:
+        _fail(str(e))
+    finally:
+        store.close()
+    out.print(f"wrote {files.markdown} and {files.html}", highlight=False)
+
+
+def export(
+    run_id: Annotated[str, typer.Argument(help="run id")],
+    fmt: Annotated[
+        ExportFormat, typer.Option("--format", case_sensitive=False, help="json or csv")
+    ] = ExportFormat.json,
+    out_path: Annotated[
+        Path | None, typer.Option("--out", help="output file (default: runs/<RUN_ID>.<format>)")
+    ] = None,
+    db: DbPath = DEFAULT_DB,
+) -> None:
+    """Export a run's episodes (with every metric) to JSON or CSV."""
+    store = _open_store(db, must_exist=True)
+    target = out_path or Path("runs") / f"{run_id}.{fmt.value}"
+    try:
+        path = store.export_json(run_id, target) if fmt is ExportFormat.json else store.export_csv(run_id, target)
+    except (StoreError, OSError) as e:
+        _fail(str(e))
+    finally:
+        store.close()
+    out.print(f"wrote {path}", highlight=False)
+
+
+def runs(db: DbPath = DEFAULT_DB) -> None:
+    """List the runs in the database."""
+    store = _open_store(db, must_exist=True)
+    try:
+        t = Table("run", "created", "split", "ablation", "policies", "episodes")
+        for r in store.runs():
+            eps = store.episodes(r.id)
+            t.add_row(
+                r.id, r.created, r.split, str(r.config.get("ablation") or "—"), str(len(r.policies)), str(len(eps))
+            )
+    finally:
+        store.close()
+    out.print(t)
+
+
+splits_app = typer.Typer(no_args_is_help=True, help="Check or (re)generate the frozen split manifests.")
+
+
+@splits_app.command("verify")
+def splits_verify(splits_dir: SplitsDir = None) -> None:
+    """Re-check every manifest's hash and structure, and the family/template rules between splits."""
+    try:
+        checks = sp.verify_all(splits_dir)
+    except sp.SplitError as e:
+        _fail(str(e))
+    bad = 0
+    for c in checks:
+        if c.ok:
+            out.print(f"[green]ok[/]    {c.path}  {c.message[4:]}", highlight=False)
+        else:
+            bad += 1
+            err.print(f"[bold red]FAIL[/]  {c.path}: {c.message}", highlight=False)
+    manifests = {c.manifest.name: c.manifest for c in checks if c.manifest is not None}
+    problems = sp.rule_violations(manifests)
+    for p in problems:
+        err.print(f"[bold red]FAIL[/]  rule: {p}", highlight=False)
+    if bad or problems:
+        _fail(f"{bad} manifest(s) failed, {len(problems)} rule violation(s)")
+    out.print(f"{len(checks)} manifest(s) verified; split rules hold")
+
+
+@splits_app.command("generate")
+def splits_generate(
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="where to write (default: the splits directory)")
+    ] = None,
+    held_out_family: Annotated[
+        str | None, typer.Option(help="family held out of train (default: public_sector)")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="overwrite manifests that differ (splits are frozen!)")
+    ] = False,
+) -> None:
+    """Generate the manifests from the scenario catalogue. Refuses to change a frozen split without --force."""
+    from salesgym.bench import splitgen
+
+    target = out_dir or sp.default_splits_dir()
+    try:
+        catalogue = splitgen.load_catalogue()
+    except ImportError as e:
+        _fail(f"the scenario catalogue is not available: {e}")
+    try:
+        manifests = splitgen.generate(catalogue, held_out_family)
+    except ValueError as e:
+        _fail(str(e))
+    changed = []
+    for name, m in manifests.items():
+        path = sp.manifest_path(target, name)
+        if path.is_file():
+            try:
+                old = sp.load_file(path)
+                if old.sha256 != m["sha256"]:
+                    changed.append(name)
+            except sp.SplitError:
+                changed.append(name)
+    if changed and not force:
+        _fail(f"{target}: would change frozen split(s) {', '.join(changed)}; pass --force to overwrite")
+    for path in splitgen.write_all(manifests, target):
+        out.print(f"wrote {path}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the benchmark's commands to ``app``."""
+    app.command()(bench)
+    app.command()(report)
+    app.command()(export)
+    app.command()(runs)
+    app.add_typer(splits_app, name="splits")

@@ -1,0 +1,348 @@
+"""``salesgym report RUN``: a Markdown file and a self-contained HTML file (plots inlined as base64 PNG)."""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from salesgym.bench import analysis as an
+from salesgym.bench import plots
+from salesgym.bench.stats import PairedDifference, Summary
+from salesgym.bench.store import RunRecord, Store
+
+Table = tuple[list[str], list[list[str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    title: str
+    intro: str = ""
+    table: Table | None = None
+    image: tuple[str, bytes] | None = None  # (file name, PNG bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class ReportFiles:
+    markdown: Path
+    html: Path
+    images: list[Path]
+
+
+def _f(x: float | None, digits: int = 2) -> str:
+    return "—" if x is None or x != x else f"{x:,.{digits}f}"
+
+
+def _ci(s: Summary | PairedDifference | None) -> str:
+    return "—" if s is None else f"[{_f(s.ci_low)}, {_f(s.ci_high)}]"
+
+
+def _diff(d: PairedDifference | None) -> str:
+    if d is None:
+        return "—"
+    star = " *" if d.significant else ""
+    return f"{d.mean:+,.2f} {_ci(d)}{star}"
+
+
+def policy_groups() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(reference, exploit) names from the registry, or the documented defaults before it exists."""
+    try:
+        from salesgym.bench.runner import policy_suite
+
+        suite = policy_suite()
+        return suite.reference, suite.exploits
+    except Exception:
+        return an.DEFAULT_REFERENCE, an.DEFAULT_EXPLOITS
+
+
+def analyse_run(store: Store, run_id: str) -> tuple[RunRecord, an.Analysis]:
+    run = store.get_run(run_id)
+    assert run is not None
+    reference, exploits = policy_groups()
+    episodes = store.episodes(run_id)
+    return run, an.analyse(episodes, list(run.policies), reference=reference, exploits=exploits)
+
+
+def leaderboard_table(a: an.Analysis) -> Table:
+    header = ["rank", "policy", "n", "mean", "median", "95% CI", "normalised", "closed value", "win rate"]
+    rows: list[list[str]] = []
+    rank = 0
+    for r in a.rows:
+        if r.reference:
+            label = "headroom"
+        else:
+            rank += 1
+            label = str(rank)
+        p = r.primary
+        rows.append(
+            [
+                label,
+                r.policy,
+                str(p.n if p else 0),
+                _f(p.mean if p else None),
+                _f(p.median if p else None),
+                _ci(p),
+                _f(r.normalised),
+                _f(r.closed_value.mean if r.closed_value else None),
+                _f(r.secondary.get("win_rate")),
+            ]
+        )
+    return header, rows
+
+
+def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRecord, an.Analysis]]) -> list[Section]:
+    secs: list[Section] = []
+    secs.append(
+        Section(
+            "Leaderboard",
+            "Primary metric: verified value-weighted milestone advances per 100 constrained seller hours. "
+            "Mean and median over territories; 95% percentile bootstrap CI resampling territories (fixed seed). "
+            "Normalised = (policy − random) / (oracle − random). Reference policies read hidden truth: "
+            "they show headroom and are never ranked." + (" " + " ".join(a.notes) if a.notes else ""),
+            leaderboard_table(a),
+        )
+    )
+    if any(r.primary for r in a.rows) and plots.available():
+        secs.append(Section("Scores", "", None, ("scores.png", plots.scores_with_ci(a.rows))))
+    sec_header = ["policy", *an.SECONDARY]
+    secs.append(
+        Section(
+            "Secondary metrics (means)",
+            "",
+            (sec_header, [[r.policy, *(_f(r.secondary.get(k)) for k in an.SECONDARY)] for r in a.rows]),
+        )
+    )
+    diffs = [r for r in a.rows if r.vs_anchor is not None]
+    if diffs:
+        secs.append(
+            Section(
+                f"Paired differences vs {an.ANCHOR}",
+                "Policy minus anchor on the same territories, mean with 95% bootstrap CI; * = CI excludes 0. "
+                "W/L/T counts territories won, lost and tied.",
+                (
+                    ["policy", "Δ primary [CI]", "W/L/T", "Δ closed value [CI]"],
+                    [
+                        [
+                            r.policy,
+                            _diff(r.vs_anchor),
+                            f"{r.vs_anchor.wins}/{r.vs_anchor.losses}/{r.vs_anchor.ties}" if r.vs_anchor else "—",
+                            _diff(r.vs_anchor_closed),
+                        ]
+                        for r in diffs
+                    ],
+                ),
+            )
+        )
+    milestones: list[str] = []
+    for f in a.funnels.values():
+        milestones += [m for m in f if m not in milestones]
+    if milestones:
+        secs.append(
+            Section(
+                "Milestone funnel",
+                "Verified advances into each milestone, summed over territories (from the verifier's evidence ledger).",
+                (["policy", *milestones], [[p, *(str(f.get(m, 0)) for m in milestones)] for p, f in a.funnels.items()]),
+                ("funnel.png", plots.funnels(a.funnels)) if plots.available() else None,
+            )
+        )
+    kinds = sorted({k for f in a.failures.values() for k in f.violations})
+    secs.append(
+        Section(
+            "Failure modes",
+            "Episodes ended by the invalid-action ceiling or horizon (truncated), by the runner's step cap, or by "
+            "an error; invalid actions and anti-gaming violations by kind, summed over territories.",
+            (
+                ["policy", "truncated", "step_cap", "errors", "invalid actions", *(f"violations: {k}" for k in kinds)],
+                [
+                    [
+                        p,
+                        str(f.truncated),
+                        str(f.step_cap),
+                        str(f.errors),
+                        str(f.invalid_actions),
+                        *(str(f.violations.get(k, 0)) for k in kinds),
+                    ]
+                    for p, f in a.failures.items()
+                ],
+            ),
+        )
+    )
+    secs.append(
+        Section(
+            f"Exploit check: {a.exploit_check}",
+            f"Every exploit probe must score below {an.ANCHOR} on the primary metric and on closed value "
+            "(or both close nothing). " + an.exploit_line(a),
+            (
+                [
+                    "probe",
+                    "primary",
+                    f"{an.ANCHOR} primary",
+                    "closed value",
+                    f"{an.ANCHOR} closed",
+                    "violations",
+                    "result",
+                ],
+                [
+                    [
+                        e.policy,
+                        _f(e.primary),
+                        _f(e.anchor_primary),
+                        _f(e.closed_value),
+                        _f(e.anchor_closed_value),
+                        str(e.violations),
+                        "passed" if e.passed else "FAILED",
+                    ]
+                    for e in a.exploits
+                ],
+            )
+            if a.exploits
+            else None,
+        )
+    )
+    secs.append(
+        Section(
+            "Compute cost",
+            "Wall time is per episode inside a worker (not the run's elapsed time).",
+            (
+                ["policy", "episodes", "wall s (total)", "wall s (mean)", "steps (mean)", "tool calls", "steps/s"],
+                [
+                    [
+                        p,
+                        str(c.episodes),
+                        _f(c.wall_s_total),
+                        _f(c.wall_s_mean, 3),
+                        _f(c.steps_mean, 1),
+                        str(c.tool_calls_total),
+                        _f(c.steps_per_s, 0),
+                    ]
+                    for p, c in a.costs.items()
+                ],
+            ),
+        )
+    )
+    if comparisons:
+        secs.append(_ablation_section(run, a, comparisons))
+    return secs
+
+
+def _ablation_section(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRecord, an.Analysis]]) -> Section:
+    base = {r.policy: r.primary.mean for r in a.rows if r.primary}
+    header = ["policy", f"{run.config.get('ablation') or 'full'} (this run)"]
+    for other, _ in comparisons:
+        header.append(f"{other.config.get('ablation') or 'full'} ({other.id}) Δ")
+    rows: list[list[str]] = []
+    for p, mean in base.items():
+        row = [p, _f(mean)]
+        for _, oa in comparisons:
+            om = next((r.primary.mean for r in oa.rows if r.policy == p and r.primary), None)
+            row.append("—" if om is None else f"{_f(om)} ({om - mean:+,.2f})")
+        rows.append(row)
+    return Section(
+        "Ablations",
+        "Mean primary score of each policy in this run and in the compared runs (same split), with the change. "
+        "A mechanism contributes what its ablation removes.",
+        (header, rows),
+    )
+
+
+# -- rendering -------------------------------------------------------------------------------------
+def _md_table(t: Table) -> str:
+    header, rows = t
+    esc = [[c.replace("|", "\\|") for c in row] for row in rows]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in esc]
+    return "\n".join(lines)
+
+
+def _html_table(t: Table) -> str:
+    header, rows = t
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f'<table class="lb"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _meta(run: RunRecord, n_episodes: int) -> list[tuple[str, str]]:
+    return [
+        ("run", run.id),
+        ("split", f"{run.split} (sha256 {run.split_sha256[:16]}…)"),
+        ("ablation", str(run.config.get("ablation") or "none")),
+        ("policies", ", ".join(run.policies)),
+        ("episodes", str(n_episodes)),
+        ("created", run.created),
+        ("salesgym", run.package_version),
+        ("git revision", run.git_revision or "unknown"),
+    ]
+
+
+def render_markdown(run: RunRecord, n_episodes: int, sections: Sequence[Section]) -> str:
+    out = [f"# salesgym benchmark report: `{run.id}`", ""]
+    out += [f"- **{k}**: {v}" for k, v in _meta(run, n_episodes)]
+    for s in sections:
+        out += ["", f"## {s.title}", ""]
+        if s.intro:
+            out += [s.intro, ""]
+        if s.image:
+            out += [f"![{s.title}]({s.image[0]})", ""]
+        if s.table:
+            out += [_md_table(s.table)]
+    if not plots.available():
+        out += ["", "_Plots omitted: install `salesgym[report]` (matplotlib)._"]
+    return "\n".join(out) + "\n"
+
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
+     color:#222;padding:0 1rem}
+table.lb{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
+table.lb th,table.lb td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}
+table.lb th:nth-child(-n+2),table.lb td:nth-child(-n+2){text-align:left}
+table.lb thead{background:#f0f3f7} dl.meta{display:grid;grid-template-columns:max-content auto;gap:.1rem 1rem}
+dl.meta dt{font-weight:600} img{max-width:100%} p.intro{color:#444;max-width:70em}
+"""
+
+
+def render_html(run: RunRecord, n_episodes: int, sections: Sequence[Section]) -> str:
+    meta = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in _meta(run, n_episodes))
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>salesgym report {html.escape(run.id)}</title><style>{CSS}</style></head><body>",
+        f"<h1>salesgym benchmark report: <code>{html.escape(run.id)}</code></h1>",
+        f'<dl class="meta">{meta}</dl>',
+    ]
+    for s in sections:
+        parts.append(f"<h2>{html.escape(s.title)}</h2>")
+        if s.intro:
+            parts.append(f'<p class="intro">{html.escape(s.intro)}</p>')
+        if s.image:
+            b64 = base64.b64encode(s.image[1]).decode("ascii")
+            parts.append(f'<img alt="{html.escape(s.title)}" src="data:image/png;base64,{b64}">')
+        if s.table:
+            parts.append(_html_table(s.table))
+    if not plots.available():
+        parts.append("<p><em>Plots omitted: install <code>salesgym[report]</code> (matplotlib).</em></p>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def write_report(store: Store, run_id: str, out_dir: Path | str, compare: Sequence[str] = ()) -> ReportFiles:
+    """Write ``<out_dir>/report.md``, ``report.html`` and the PNGs the Markdown links to."""
+    run, a = analyse_run(store, run_id)
+    comparisons = [analyse_run(store, c) for c in compare]
+    n_episodes = len(store.episodes(run_id))
+    sections = _sections(run, a, comparisons)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    images: list[Path] = []
+    for s in sections:
+        if s.image:
+            p = out / s.image[0]
+            p.write_bytes(s.image[1])
+            images.append(p)
+    md = out / "report.md"
+    md.write_text(render_markdown(run, n_episodes, sections), encoding="utf-8")
+    page = out / "report.html"
+    page.write_text(render_html(run, n_episodes, sections), encoding="utf-8")
+    return ReportFiles(md, page, images)

@@ -1,0 +1,406 @@
+"""Play benchmark episodes (policy x territory) on a local process pool or as Ray tasks.
+
+An episode is a pure function of its :class:`EpisodeSpec` (territory spec + policy name + ablation), so
+every backend returns the same records; only wall time differs. The main process alone writes to the
+store, one committed row per finished episode, which is what makes interrupted runs resumable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Protocol
+
+from salesgym.bench.splits import Manifest, Territory
+from salesgym.bench.store import EpisodeRecord, RunRecord, Store
+
+DEFAULT_MAX_STEPS = 20_000
+ABLATIONS: dict[str, str] = {
+    "no_throughput": "drop the per-hour / time-discount pressure from the reward",
+    "no_resource_limits": "no shared-resource limits (SE, legal, procurement, management hours unbounded)",
+    "no_hidden_state": "buyers act on public information only (no hidden budgets, motives, viability)",
+    "no_terminal_economics": "no terminal reward for closed value x margin after discounts",
+}
+BACKENDS = ("local", "ray")
+
+
+class BenchError(Exception):
+    """A benchmark that cannot start (bad policy, ablation, backend, missing environment...)."""
+
+
+# -- policies --------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class PolicySuite:
+    baselines: tuple[str, ...]
+    exploits: tuple[str, ...]
+    reference: tuple[str, ...]
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return self.baselines + self.exploits + self.reference
+
+
+def policy_suite() -> PolicySuite:
+    """The registered policy names (imports ``salesgym.agents`` lazily)."""
+    try:
+        from salesgym.agents import BASELINES, EXPLOITS, REFERENCE
+    except ImportError as err:
+        raise BenchError(f"the policy registry is not available (salesgym.agents): {err}") from err
+    return PolicySuite(tuple(BASELINES), tuple(EXPLOITS), tuple(REFERENCE))
+
+
+def validate_policies(names: Sequence[str], suite: PolicySuite) -> tuple[str, ...]:
+    """Known names, deduplicated in the given order; a clear :class:`BenchError` for unknown ones."""
+    unknown = [n for n in names if n not in suite.all]
+    if unknown:
+        raise BenchError(f"unknown policy {', '.join(map(repr, unknown))}; known: {', '.join(suite.all)}")
+    return tuple(dict.fromkeys(names))
+
+
+def validate_ablation(name: str | None) -> str | None:
+    if name is None or name in ("", "none"):
+        return None
+    if name not in ABLATIONS:
+        raise BenchError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
+    return name
+
+
+# -- one episode -----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class EpisodeSpec:
+    """Everything that determines an episode (picklable, sent to workers)."""
+
+    policy: str
+    territory: Territory
+    ablation: str | None = None
+    max_steps: int = DEFAULT_MAX_STEPS
+
+
+def _jsonable(obj: Any) -> Any:
+    """Round-trip through JSON so numpy scalars and tuples become plain data."""
+
+    def default(o: Any) -> Any:
+        if hasattr(o, "item"):
+            return o.item()
+        if hasattr(o, "tolist"):
+            return o.tolist()
+        if isinstance(o, set | frozenset):
+            return sorted(o)
+        raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+    return json.loads(json.dumps(obj, default=default))
+
+
+def make_env(territory: Territory, ablation: str | None) -> Any:
+    import salesgym
+
+    kwargs: dict[str, Any] = {
+        "family": territory.family,
+        "template": territory.template,
+        "n_opportunities": territory.n_opportunities,
+        "horizon_days": territory.horizon_days,
+    }
+    if ablation is not None:
+        kwargs["ablation"] = ablation
+    return salesgym.make("territory-v0", **kwargs)
+
+
+def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
+    """Play one episode to its end (or the step cap); never raises: failures become ``status="error"``."""
+    t = spec.territory
+    start = time.perf_counter()
+    steps = 0
+    tool_calls = 0
+    try:
+        from salesgym.agents import make_policy
+
+        env = make_env(t, spec.ablation)
+        obs, _info = env.reset(seed=t.seed)
+        hidden = env.hidden_truth() if spec.policy == "oracle" else None
+        policy = make_policy(spec.policy, seed=t.seed, hidden_truth=hidden)
+        policy.reset(obs, env.tool_schemas())
+        observe = getattr(policy, "observe_result", None)
+        terminated = truncated = False
+        while not (terminated or truncated) and steps < spec.max_steps:
+            action = policy.act(obs)
+            obs, _reward, terminated, truncated, info = env.step(action)
+            steps += 1
+            result = info.get("tool_result", {})
+            if result.get("status") != "error":
+                tool_calls += 1
+            if observe is not None:
+                observe(result)
+        metrics = _jsonable(env.score())
+        status = "ok" if (terminated or truncated) else "step_cap"
+        return EpisodeRecord(spec.policy, t.id, t.seed, status, metrics, time.perf_counter() - start, steps, tool_calls)
+    except Exception as err:  # an episode failure is data, not a crash of the whole benchmark
+        tb = traceback.format_exc(limit=6)
+        return EpisodeRecord(
+            spec.policy,
+            t.id,
+            t.seed,
+            "error",
+            None,
+            time.perf_counter() - start,
+            steps,
+            tool_calls,
+            f"{type(err).__name__}: {err}\n{tb}"[-4000:],
+        )
+
+
+# -- backends --------------------------------------------------------------------------------------
+class Backend(Protocol):
+    name: str
+
+    def run(self, specs: Sequence[EpisodeSpec]) -> Iterator[EpisodeRecord]: ...
+
+
+@dataclass(slots=True)
+class LocalBackend:
+    """``workers`` processes (spawned, so no state leaks in); ``workers=1`` runs in this process."""
+
+    workers: int = 1
+    name: str = "local"
+    episode_fn: Callable[[EpisodeSpec], EpisodeRecord] = run_episode  # a module-level function (pickled by name)
+
+    def run(self, specs: Sequence[EpisodeSpec]) -> Iterator[EpisodeRecord]:
+        if self.workers <= 1 or len(specs) <= 1:
+            for spec in specs:
+                yield self.episode_fn(spec)
+            return
+        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(specs)), mp_context=get_context("spawn"))
+        try:
+            futures: dict[Future[EpisodeRecord], EpisodeSpec] = {pool.submit(self.episode_fn, s): s for s in specs}
+            waiting = set(futures)
+            while waiting:
+                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield _result_or_error(fut, futures[fut])
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _result_or_error(fut: Future[EpisodeRecord], spec: EpisodeSpec) -> EpisodeRecord:
+    try:
+        return fut.result()
+    except Exception as err:  # a worker died (e.g. out of memory): record it, keep going
+        t = spec.territory
+        return EpisodeRecord(spec.policy, t.id, t.seed, "error", None, 0.0, 0, 0, f"worker failed: {err!r}")
+
+
+@dataclass(slots=True)
+class RayBackend:
+    """Each episode a Ray task; a local cluster by default, an existing one with ``address``."""
+
+    address: str | None = None
+    workers: int | None = None
+    name: str = "ray"
+    episode_fn: Callable[[EpisodeSpec], EpisodeRecord] = run_episode
+    _extra_env: dict[str, str] = field(default_factory=dict)
+
+    def run(self, specs: Sequence[EpisodeSpec]) -> Iterator[EpisodeRecord]:
+        try:
+            import ray
+        except ImportError as err:
+            raise BenchError("the ray backend needs Ray: pip install 'salesgym[ray]'") from err
+        started_here = not ray.is_initialized()
+        if started_here:
+            src = str(Path(__file__).resolve().parents[2])
+            pythonpath = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p)
+            kwargs: dict[str, Any] = {
+                "include_dashboard": False,
+                "logging_level": logging.ERROR,
+                "log_to_driver": False,
+                "runtime_env": {"env_vars": {"PYTHONPATH": pythonpath, **self._extra_env}},
+            }
+            if self.address:
+                kwargs["address"] = self.address
+            elif self.workers:
+                kwargs["num_cpus"] = self.workers
+            try:
+                ray.init(**kwargs)
+            except Exception as err:
+                where = self.address or "a local cluster"
+                raise BenchError(f"cannot start Ray on {where}: {err}") from err
+        try:
+            task = ray.remote(num_cpus=1, max_retries=0)(self.episode_fn)
+            refs = {task.remote(s): s for s in specs}
+            waiting = list(refs)
+            while waiting:
+                done, waiting = ray.wait(waiting, num_returns=1)
+                for ref in done:
+                    try:
+                        yield ray.get(ref)
+                    except Exception as err:
+                        s = refs[ref]
+                        yield EpisodeRecord(
+                            s.policy,
+                            s.territory.id,
+                            s.territory.seed,
+                            "error",
+                            None,
+                            0.0,
+                            0,
+                            0,
+                            f"ray task failed: {err!r}",
+                        )
+        finally:
+            if started_here:
+                ray.shutdown()
+
+
+def make_backend(name: str, workers: int, address: str | None = None) -> Backend:
+    if name == "local":
+        if address:
+            raise BenchError("--ray-address only applies to --backend ray")
+        return LocalBackend(workers=workers)
+    if name == "ray":
+        return RayBackend(address=address, workers=workers)
+    raise BenchError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+
+
+# -- a whole run -----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    """What defines a run's results; the run id is a hash of it (workers and backend do not count)."""
+
+    split: str
+    split_sha256: str
+    policies: tuple[str, ...]
+    territories: tuple[str, ...]
+    ablation: str | None = None
+    max_steps: int = DEFAULT_MAX_STEPS
+    # room for training-side ablations (no curriculum, no failure mining) when trainer adapters land
+    training: tuple[tuple[str, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "split": self.split,
+            "split_sha256": self.split_sha256,
+            "policies": list(self.policies),
+            "territories": list(self.territories),
+            "ablation": self.ablation,
+            "max_steps": self.max_steps,
+            "training": dict(self.training),
+        }
+
+    def run_id(self, package_version: str) -> str:
+        ident = {**self.to_dict(), "policies": sorted(self.policies), "package_version": package_version}
+        digest = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:10]
+        suffix = f"-{self.ablation}" if self.ablation else ""
+        return f"{self.split}{suffix}-{digest}"
+
+
+def package_version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("salesgym")
+    except PackageNotFoundError:
+        try:
+            import salesgym
+
+            return str(getattr(salesgym, "__version__", "0+unknown"))
+        except ImportError:
+            return "0+unknown"
+
+
+def git_revision() -> str | None:
+    """The checkout's commit, read from ``.git`` without running git; None outside a repository."""
+    root = Path(__file__).resolve().parents[3]
+    git = root / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head or None
+        ref = head[5:]
+        ref_file = git / ref
+        if ref_file.is_file():
+            return ref_file.read_text().strip() or None
+        packed = git / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text().splitlines():
+                if line.endswith(" " + ref):
+                    return line.split(" ", 1)[0]
+    except OSError:
+        return None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    run: RunRecord
+    played: int
+    skipped: int
+
+
+def plan(
+    manifest: Manifest, policies: Sequence[str], episodes: int | None, ablation: str | None, max_steps: int
+) -> tuple[RunConfig, list[EpisodeSpec]]:
+    if episodes is not None and episodes < 1:
+        raise BenchError(f"--episodes must be >= 1, got {episodes}")
+    territories = manifest.limited(episodes)
+    config = RunConfig(
+        split=manifest.name,
+        split_sha256=manifest.sha256,
+        policies=tuple(policies),
+        territories=tuple(t.id for t in territories),
+        ablation=ablation,
+        max_steps=max_steps,
+    )
+    specs = [EpisodeSpec(p, t, ablation, max_steps) for p in policies for t in territories]
+    return config, specs
+
+
+def run_benchmark(
+    store: Store,
+    manifest: Manifest,
+    policies: Sequence[str],
+    backend: Backend,
+    *,
+    episodes: int | None = None,
+    ablation: str | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    force: bool = False,
+    retry_errors: bool = False,
+    on_plan: Callable[[int, int], None] | None = None,
+    on_result: Callable[[EpisodeRecord], None] | None = None,
+) -> RunOutcome:
+    """Create or resume the run for this configuration and play only the missing episodes.
+
+    ``on_plan(to_play, already_done)`` is called once before playing; ``on_result`` after each episode.
+    """
+    config, specs = plan(manifest, policies, episodes, ablation, max_steps)
+    version = package_version()
+    run = store.ensure_run(
+        RunRecord(
+            id=config.run_id(version),
+            created="",
+            split=manifest.name,
+            split_sha256=manifest.sha256,
+            policies=config.policies,
+            config=config.to_dict(),
+            package_version=version,
+            git_revision=git_revision(),
+        )
+    )
+    todo_keys = set(
+        store.pending(run.id, ((s.policy, s.territory.id) for s in specs), force=force, retry_errors=retry_errors)
+    )
+    todo = [s for s in specs if (s.policy, s.territory.id) in todo_keys]
+    if on_plan is not None:
+        on_plan(len(todo), len(specs) - len(todo))
+    for record in backend.run(todo):
+        store.record(run.id, record)
+        if on_result is not None:
+            on_result(record)
+    return RunOutcome(run=run, played=len(todo), skipped=len(specs) - len(todo))

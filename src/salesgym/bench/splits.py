@@ -1,0 +1,329 @@
+"""Frozen benchmark splits: manifest format, loading with clear errors, hashing, verification.
+
+A manifest is one JSON file per split (``splits/<name>.json``)::
+
+    {"format_version": 1, "name": "eval", "description": "...",
+     "territories": [{"id", "family", "template", "seed", "n_opportunities", "horizon_days"}, ...],
+     "contamination": {...}, "sha256": "..."}
+
+``sha256`` is the hash of the canonical JSON (``sort_keys``, separators ``(",", ":")``) of every other
+field, so any edit to a territory, the description or the contamination note is caught. Manifests are
+generated once (:mod:`salesgym.bench.splitgen`) and committed; ``salesgym splits verify`` re-checks them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+FORMAT_VERSION = 1
+SPLIT_NAMES = ("train", "eval", "held-out", "debug")
+ENV_VAR = "SALESGYM_SPLITS_DIR"
+TERRITORY_FIELDS: dict[str, type] = {
+    "id": str,
+    "family": str,
+    "template": str,
+    "seed": int,
+    "n_opportunities": int,
+    "horizon_days": int,
+}
+REQUIRED_FIELDS: dict[str, type] = {
+    "format_version": int,
+    "name": str,
+    "description": str,
+    "territories": list,
+    "sha256": str,
+}
+
+
+class SplitError(Exception):
+    """A manifest that cannot be used; the message names the file and what is wrong."""
+
+    def __init__(self, path: Path | str, problem: str) -> None:
+        self.path = Path(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+@dataclass(frozen=True, slots=True)
+class Territory:
+    """One territory of a split: everything needed to build the same world anywhere."""
+
+    id: str
+    family: str
+    template: str
+    seed: int
+    n_opportunities: int
+    horizon_days: int
+
+    @property
+    def template_key(self) -> str:
+        return f"{self.family}/{self.template}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    name: str
+    description: str
+    territories: tuple[Territory, ...]
+    contamination: Mapping[str, Any] | None
+    sha256: str
+    path: Path | None = None
+    format_version: int = FORMAT_VERSION
+
+    @property
+    def families(self) -> set[str]:
+        return {t.family for t in self.territories}
+
+    @property
+    def templates(self) -> set[str]:
+        """Templates as ``family/template`` keys (a template belongs to its family)."""
+        return {t.template_key for t in self.territories}
+
+    def limited(self, n: int | None) -> tuple[Territory, ...]:
+        """The first ``n`` territories (all when ``n`` is None)."""
+        return self.territories if n is None else self.territories[:n]
+
+
+# -- hashing ---------------------------------------------------------------------------------------
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def content_hash(data: Mapping[str, Any]) -> str:
+    """sha256 over the canonical JSON of everything except the ``sha256`` field."""
+    body = {k: v for k, v in data.items() if k != "sha256"}
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def seal(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``data`` with its ``sha256`` field (re)computed, placed last."""
+    body = {k: v for k, v in data.items() if k != "sha256"}
+    return {**body, "sha256": content_hash(body)}
+
+
+# -- locating --------------------------------------------------------------------------------------
+def _candidates() -> list[Path]:
+    here = Path(__file__).resolve()
+    return [
+        here.parents[3] / "splits",  # <repo>/src/salesgym/bench/splits.py -> <repo>/splits (editable installs)
+        here.parents[1] / "splits",  # package data, for wheel installs
+        Path.cwd() / "splits",
+    ]
+
+
+def default_splits_dir() -> Path:
+    """``$SALESGYM_SPLITS_DIR``, else the repository's ``splits/`` found relative to the package source."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env)
+    for cand in _candidates():
+        if cand.is_dir():
+            return cand
+    return _candidates()[0]
+
+
+def resolve_splits_dir(explicit: Path | str | None = None) -> Path:
+    """The splits directory to use: explicit argument > environment variable > default; must exist."""
+    path = Path(explicit) if explicit is not None else default_splits_dir()
+    if not path.is_dir():
+        searched = ", ".join(str(p) for p in _candidates())
+        raise SplitError(path, f"splits directory does not exist (set --splits-dir or ${ENV_VAR}; searched {searched})")
+    return path
+
+
+def manifest_path(splits_dir: Path | str, name: str) -> Path:
+    return Path(splits_dir) / f"{name}.json"
+
+
+def available(splits_dir: Path | str) -> list[str]:
+    return sorted(p.stem for p in Path(splits_dir).glob("*.json"))
+
+
+# -- loading ---------------------------------------------------------------------------------------
+def _is_type(value: Any, kind: type) -> bool:
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _parse_territory(path: Path, i: int, raw: Any) -> Territory:
+    where = f"territories[{i}]"
+    if not isinstance(raw, dict):
+        raise SplitError(path, f"{where} must be an object, got {type(raw).__name__}")
+    missing = [k for k in TERRITORY_FIELDS if k not in raw]
+    if missing:
+        raise SplitError(path, f"{where} is missing key(s) {', '.join(missing)}")
+    extra = sorted(set(raw) - set(TERRITORY_FIELDS))
+    if extra:
+        raise SplitError(path, f"{where} has unknown key(s) {', '.join(extra)}")
+    for key, kind in TERRITORY_FIELDS.items():
+        if not _is_type(raw[key], kind):
+            raise SplitError(path, f"{where}.{key} must be {kind.__name__}, got {type(raw[key]).__name__}")
+    if not raw["id"] or not raw["family"] or not raw["template"]:
+        raise SplitError(path, f"{where}: id, family and template must be non-empty")
+    if raw["seed"] < 0:
+        raise SplitError(path, f"{where}.seed must be >= 0, got {raw['seed']}")
+    if raw["n_opportunities"] < 1:
+        raise SplitError(path, f"{where}.n_opportunities must be >= 1, got {raw['n_opportunities']}")
+    if raw["horizon_days"] < 1:
+        raise SplitError(path, f"{where}.horizon_days must be >= 1, got {raw['horizon_days']}")
+    return Territory(**{k: raw[k] for k in TERRITORY_FIELDS})
+
+
+def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
+    """Validate a decoded manifest (structure, types, hash) and build a :class:`Manifest`."""
+    path = Path(path)
+    if not isinstance(data, dict):
+        raise SplitError(path, f"top level must be a JSON object, got {type(data).__name__}")
+    missing = [k for k in REQUIRED_FIELDS if k not in data]
+    if missing:
+        raise SplitError(path, f"missing key(s) {', '.join(missing)}")
+    for key, kind in REQUIRED_FIELDS.items():
+        if not _is_type(data[key], kind):
+            raise SplitError(path, f"{key} must be {kind.__name__}, got {type(data[key]).__name__}")
+    if data["format_version"] != FORMAT_VERSION:
+        raise SplitError(
+            path, f"unsupported format_version {data['format_version']} (this salesgym reads {FORMAT_VERSION})"
+        )
+    contamination = data.get("contamination")
+    if contamination is not None and not isinstance(contamination, dict):
+        raise SplitError(path, f"contamination must be an object, got {type(contamination).__name__}")
+    expected = content_hash(data)
+    if data["sha256"] != expected:
+        raise SplitError(
+            path,
+            f"sha256 mismatch: the manifest says {data['sha256'][:16]}... but its content hashes to {expected[:16]}... "
+            "(the split was edited after it was frozen; restore it or regenerate with `salesgym splits generate`)",
+        )
+    territories = tuple(_parse_territory(path, i, t) for i, t in enumerate(data["territories"]))
+    if not territories:
+        raise SplitError(path, "territories is empty")
+    seen: set[str] = set()
+    for t in territories:
+        if t.id in seen:
+            raise SplitError(path, f"duplicate territory id {t.id!r}")
+        seen.add(t.id)
+    if path.suffix == ".json" and path.stem != data["name"]:
+        raise SplitError(path, f"name {data['name']!r} does not match the file name {path.name!r}")
+    return Manifest(
+        name=data["name"],
+        description=data["description"],
+        territories=territories,
+        contamination=contamination,
+        sha256=data["sha256"],
+        path=path,
+        format_version=data["format_version"],
+    )
+
+
+def load_file(path: Path | str) -> Manifest:
+    """Load and verify one manifest file."""
+    path = Path(path)
+    if not path.is_file():
+        raise SplitError(path, "manifest file not found")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise SplitError(path, f"cannot read: {err.strerror or err}") from err
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SplitError(path, f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}") from err
+    return parse(data, path)
+
+
+def load(name: str, splits_dir: Path | str | None = None) -> Manifest:
+    """Load the split ``name`` from ``splits_dir`` (default: :func:`resolve_splits_dir`)."""
+    directory = resolve_splits_dir(splits_dir)
+    path = manifest_path(directory, name)
+    if not path.is_file():
+        names = ", ".join(available(directory)) or "none"
+        raise SplitError(path, f"no split named {name!r} (available in {directory}: {names})")
+    return load_file(path)
+
+
+# -- verification ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Check:
+    path: Path
+    ok: bool
+    message: str
+    manifest: Manifest | None = None
+
+
+def verify_all(splits_dir: Path | str | None = None) -> list[Check]:
+    """Load every ``*.json`` manifest in the directory; one :class:`Check` per file, never raises for a file."""
+    directory = resolve_splits_dir(splits_dir)
+    checks: list[Check] = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            m = load_file(path)
+        except SplitError as err:
+            checks.append(Check(path, False, err.problem))
+        else:
+            msg = f"ok  {len(m.territories)} territories  sha256 {m.sha256[:12]}"
+            checks.append(Check(path, True, msg, m))
+    if not checks:
+        checks.append(Check(directory, False, "no manifest (*.json) found"))
+    return checks
+
+
+def rule_violations(manifests: Mapping[str, Manifest]) -> list[str]:
+    """The family/template rules between splits; an empty list means they hold.
+
+    - ``held-out`` contains no template seen in ``train`` and at least one family never seen in ``train``;
+    - ``eval`` shares families with ``train`` but no template.
+    """
+    problems: list[str] = []
+    train = manifests.get("train")
+    if train is None:
+        return ["no train split: the rules between splits cannot be checked"]
+    held = manifests.get("held-out")
+    if held is not None:
+        leaked = sorted(held.templates & train.templates)
+        if leaked:
+            problems.append(f"held-out shares template(s) with train: {', '.join(leaked)}")
+        if not held.families - train.families:
+            problems.append("held-out has no family that is absent from train")
+    ev = manifests.get("eval")
+    if ev is not None:
+        leaked = sorted(ev.templates & train.templates)
+        if leaked:
+            problems.append(f"eval shares template(s) with train: {', '.join(leaked)}")
+        foreign = sorted(ev.families - train.families)
+        if foreign:
+            problems.append(f"eval has family(ies) absent from train: {', '.join(foreign)}")
+    return problems
+
+
+def check_catalogue(manifest: Manifest, families: Mapping[str, Any]) -> list[str]:
+    """Territories whose family or template the scenario catalogue does not know."""
+    problems: list[str] = []
+    for t in manifest.territories:
+        fam = families.get(t.family)
+        if fam is None:
+            problems.append(f"{t.id}: unknown family {t.family!r}")
+        elif t.template not in getattr(fam, "templates", {}):
+            problems.append(f"{t.id}: family {t.family!r} has no template {t.template!r}")
+    return problems
+
+
+def write_manifest(data: Mapping[str, Any], path: Path | str) -> Path:
+    """Seal and write a manifest as readable JSON (the hash is over the canonical form, not this text)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(seal(data), indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def territories_to_dicts(territories: Sequence[Territory]) -> list[dict[str, Any]]:
+    return [t.to_dict() for t in territories]

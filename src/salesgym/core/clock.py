@@ -1,0 +1,95 @@
+"""Simulated business calendar and the scheduled-event queue (semi-Markov time).
+
+Time is a float of *business hours* since the episode started (8-hour days, 5-day weeks), so "wait until
+Monday" and weekly capacity are arithmetic, and weekends simply do not exist on the clock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import heapq
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+HOURS_PER_DAY = 8.0
+DAYS_PER_WEEK = 5
+HOURS_PER_WEEK = HOURS_PER_DAY * DAYS_PER_WEEK
+START_DATE = dt.date(2027, 1, 4)  # a Monday; every territory starts its quarter here
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri")
+
+
+def business_days(calendar_days: int) -> int:
+    """Business days in a span of calendar days that starts on a Monday."""
+    weeks, rest = divmod(calendar_days, 7)
+    return weeks * DAYS_PER_WEEK + min(rest, DAYS_PER_WEEK)
+
+
+def day_of(t: float) -> int:
+    return int(t // HOURS_PER_DAY)
+
+
+def week_of(t: float) -> int:
+    return int(t // HOURS_PER_WEEK)
+
+
+def start_of_day(day: int) -> float:
+    return day * HOURS_PER_DAY
+
+
+def start_of_week(week: int) -> float:
+    return week * HOURS_PER_WEEK
+
+
+def date_of(t: float) -> dt.date:
+    weeks, weekday = divmod(day_of(t), DAYS_PER_WEEK)
+    return START_DATE + dt.timedelta(days=weeks * 7 + weekday)
+
+
+def stamp(t: float) -> str:
+    """Human-readable simulated time, e.g. ``Tue 2027-01-05 13:30`` (days start at 09:00)."""
+    minutes = round((t % HOURS_PER_DAY) * 60)
+    hour, minute = divmod(minutes, 60)
+    return f"{WEEKDAYS[day_of(t) % DAYS_PER_WEEK]} {date_of(t).isoformat()} {9 + hour:02d}:{minute:02d}"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Scheduled:
+    """A happening due at ``due``; ``item_id`` breaks ties in scheduling order."""
+
+    due: float
+    item_id: int
+    kind: str
+    data: Mapping[str, Any]
+
+
+class Scheduler:
+    """A min-heap of :class:`Scheduled` items; forks copy only the pending items."""
+
+    __slots__ = ("_heap",)
+
+    def __init__(self) -> None:
+        self._heap: list[Scheduled] = []
+
+    def push(self, item: Scheduled) -> None:
+        heapq.heappush(self._heap, item)
+
+    def peek(self) -> Scheduled | None:
+        return self._heap[0] if self._heap else None
+
+    def pop(self, item_id: int) -> Scheduled:
+        head = heapq.heappop(self._heap)
+        if head.item_id != item_id:
+            raise ValueError(f"scheduled item {item_id} is not due next (head is {head.item_id})")
+        return head
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def pending(self) -> list[Scheduled]:
+        return sorted(self._heap)
+
+    def fork(self) -> Scheduler:
+        twin = Scheduler.__new__(Scheduler)
+        twin._heap = self._heap.copy()
+        return twin

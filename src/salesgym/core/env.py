@@ -1,0 +1,304 @@
+"""The base environment: reset / step / clone / observe / score, for any family.
+
+An environment is assembled from injected parts (a :class:`Family` supplies generator, rules, observer,
+reward and scorer), so a new world size, reward or family never edits this file. The engine loop is:
+
+1. parse the call (bad input -> one ``invalid_action`` event, nothing else changes);
+2. the tool handler reads state and keyed dice and *emits events*; every event is applied at once;
+3. a ``tool_completed`` event records the call and its cost;
+4. the clock advances by the call's time cost, firing scheduled items and the pinned exogenous tape in
+   time order (each firing is an event, and so is everything it causes);
+5. reward from the potential before/after, observation from public views.
+
+Replaying the log into a freshly generated world reproduces the state exactly (``replay``), because
+outcomes, including every random draw's counter, live in event payloads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from salesgym.core.clock import Scheduled
+from salesgym.core.events import Event, EventLog
+from salesgym.core.evidence import Evidence, EvidenceType, Verifier
+from salesgym.core.rng import uniform
+from salesgym.core.state import State
+from salesgym.core.tools import ToolBox, ToolError, ToolResult
+
+DEFAULT_SECRET = b"salesgym-verifier-default-secret"
+SECRET_ENV = "SALESGYM_VERIFIER_SECRET"
+
+
+class World(Protocol):
+    """Immutable generated world: shared by every clone, never changed by an episode."""
+
+    seed: int
+    horizon: float  # business hours
+
+    @property
+    def tape(self) -> Sequence[Scheduled]: ...
+
+    def hidden(self) -> dict[str, Any]: ...
+
+    def public(self) -> dict[str, Any]: ...
+
+
+W = TypeVar("W", bound=World)
+S = TypeVar("S", bound=State)
+
+Observation = dict[str, Any]
+
+
+class Family(Protocol[W, S]):
+    """What a family supplies to the engine."""
+
+    name: str
+    tools: ToolBox[Context[W, S]]
+
+    def generate(self, seed: int, options: Mapping[str, Any]) -> W: ...
+
+    def new_state(self, world: W) -> S: ...
+
+    def apply(self, state: S, world: W, event: Event) -> None: ...
+
+    def precheck(self, ctx: Context[W, S], tool: str) -> None: ...
+
+    def fire(self, ctx: Context[W, S], item: Scheduled) -> None: ...
+
+    def is_over(self, state: S, world: W) -> bool: ...
+
+    def observe(self, ctx: Context[W, S], result: ToolResult | None, new: Sequence[Event]) -> Observation: ...
+
+    def potential(self, state: S, world: W) -> float: ...
+
+    def reward(self, ctx: Context[W, S], phi_before: float, phi_after: float, dt: float, new: Sequence[Event]) -> float: ...
+
+    def score(self, world: W, state: S, log: EventLog, verifier: Verifier) -> dict[str, Any]: ...
+
+
+@dataclass(slots=True)
+class Context(Generic[W, S]):
+    """What rules and tool handlers may touch: the world, the state, and ways to emit events."""
+
+    world: W
+    state: S
+    family: Family[W, S]
+    log: EventLog
+    _verifier: Verifier
+    _pending_draws: list[tuple[str, ...]]
+
+    @property
+    def now(self) -> float:
+        return self.state.now
+
+    def draw(self, *key: str) -> float:
+        """The next keyed uniform draw for ``key``; its counter moves with the next emitted event."""
+        n = self.state.draws.get(key, 0) + self._pending_draws.count(key)
+        self._pending_draws.append(key)
+        return uniform(self.world.seed, *key, n)
+
+    def emit(self, kind: str, actor: str, payload: Mapping[str, Any] | None = None, time: float | None = None) -> Event:
+        body = dict(payload or {})
+        if self._pending_draws:
+            body["draws"] = [list(k) for k in self._pending_draws]
+            self._pending_draws.clear()
+        event = Event(self.state.seq, self.state.now if time is None else time, kind, actor, body, self.world_provenance)
+        self.log.append(event)
+        apply_event(self.family, self.state, self.world, event)
+        return event
+
+    @property
+    def world_provenance(self) -> str:
+        return f"{self.family.name}:{self.world.seed}"
+
+    def issue_evidence(
+        self, kind: EvidenceType, subject: str, source_actor: str, claim: Mapping[str, Any]
+    ) -> Evidence:
+        """Buyer actors only: create a signed evidence record and emit it."""
+        evidence = self._verifier.issue(f"evd{self.state.seq:06d}", kind, subject, source_actor, self.now, claim)
+        self.emit("evidence_recorded", source_actor, {"evidence": evidence.to_dict()})
+        return evidence
+
+
+def apply_event(family: Family[Any, Any], state: State, world: World, event: Event) -> None:
+    """Core bookkeeping shared by every family, then the family's own fold."""
+    if event.seq != state.seq:
+        raise ValueError(f"event {event.seq} applied to state at {state.seq}")
+    state.seq += 1
+    if event.time > state.now:
+        state.now = event.time
+    for key in event.payload.get("draws", ()):
+        k = tuple(key)
+        state.draws[k] = state.draws.get(k, 0) + 1
+    kind = event.kind
+    if kind == "invalid_action":
+        state.invalid_actions += 1
+    elif kind == "tool_completed":
+        state.tool_calls += 1
+    elif kind == "item_due":
+        state.scheduler.pop(event.payload["item_id"])
+    elif kind == "tape_item_due":
+        state.tape_index += 1
+    elif kind == "scheduled":
+        state.scheduler.push(Scheduled(event.payload["due"], event.seq, event.payload["what"], event.payload["data"]))
+    elif kind == "episode_ended":
+        state.terminated = bool(event.payload["terminated"])
+        state.truncated = bool(event.payload["truncated"])
+    family.apply(state, world, event)
+
+
+class Environment(Generic[W, S]):
+    """A family's world behind the salesgym API (DESIGN.md section 4)."""
+
+    def __init__(self, rules: Family[W, S], *, invalid_action_limit: int = 50, **options: Any) -> None:
+        self.family = rules
+        self.options = options
+        self.invalid_action_limit = invalid_action_limit
+        secret = os.environ.get(SECRET_ENV, "").encode() or DEFAULT_SECRET
+        self._secret = secret
+        self._world: W | None = None
+        self._state: S | None = None
+        self._log = EventLog()
+        self._verifier: Verifier | None = None
+        self._phi = 0.0
+        self._last_obs: Observation = {}
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+        if seed is None:
+            seed = int.from_bytes(os.urandom(4), "big")
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+        world = self.family.generate(seed, {**self.options, **(options or {})})
+        self._world = world
+        self._state = self.family.new_state(world)
+        self._log = EventLog()
+        self._verifier = Verifier(self._secret, seed)
+        ctx = self._ctx()
+        ctx.emit("episode_started", "env", {"world": world.public()})
+        self._phi = self.family.potential(self._state, world)
+        self._last_obs = self.family.observe(ctx, None, self._log.since(0))
+        return self._last_obs, {"state_version": self._state.seq}
+
+    def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        state, world = self._require()
+        ctx = self._ctx()
+        start = state.seq
+        if state.terminated or state.truncated:
+            result = ToolResult("error", state.seq, 0.0, {}, (), {"error": "the episode is over; call reset()"})
+            return self._last_obs, 0.0, state.terminated, state.truncated, {"tool_result": result.to_dict()}
+        t0 = state.now
+        try:
+            spec, args = self.family.tools.parse(action)
+            self.family.precheck(ctx, spec.name)
+            outcome = spec.handler(ctx, args)
+        except ToolError as err:
+            if state.seq != start:  # a handler must refuse before it emits anything
+                raise RuntimeError(f"tool refused after emitting events: {err.reason}") from err
+            ctx._pending_draws.clear()
+            tool = action.get("tool") if isinstance(action, Mapping) else None
+            event = ctx.emit("invalid_action", "agent", {"reason": err.reason, "tool": tool if isinstance(tool, str) else None})
+            result = ToolResult("error", state.seq, 0.0, {}, (event.id,), {"error": err.reason})
+            if state.invalid_actions >= self.invalid_action_limit:
+                ctx.emit("episode_ended", "env", {"terminated": False, "truncated": True, "why": "invalid-action ceiling"})
+        else:
+            ctx.emit(
+                "tool_completed",
+                "agent",
+                {"tool": spec.name, "args": args.model_dump(mode="json"), "time_cost": outcome.time_cost,
+                 "resource_cost": dict(outcome.resource_cost)},
+            )
+            self._advance(ctx, state.now + outcome.time_cost)
+            ids = tuple(f"ev{s:06d}" for s in range(start, state.seq))
+            result = ToolResult("ok", state.seq, outcome.time_cost, outcome.resource_cost, ids, outcome.output)
+        new = self._log.since(start)
+        phi = self.family.potential(state, world)
+        reward = self.family.reward(ctx, self._phi, phi, state.now - t0, new)
+        self._phi = phi
+        self._last_obs = self.family.observe(ctx, result, new)
+        info = {"tool_result": result.to_dict(), "state_version": state.seq}
+        return self._last_obs, reward, state.terminated, state.truncated, info
+
+    def _advance(self, ctx: Context[W, S], target: float) -> None:
+        """Move the clock to ``target``, firing due scheduled items and tape items in time order."""
+        state, world = ctx.state, ctx.world
+        target = min(target, world.horizon)
+        tape = world.tape
+        while True:
+            head = state.scheduler.peek()
+            exo = tape[state.tape_index] if state.tape_index < len(tape) else None
+            item = min((i for i in (head, exo) if i is not None and i.due <= target), default=None, key=lambda i: i.due)
+            if item is None:
+                break
+            if item is exo:
+                ctx.emit("tape_item_due", "world", {"index": state.tape_index, "what": item.kind}, time=max(item.due, state.now))
+            else:
+                ctx.emit("item_due", "world", {"item_id": item.item_id, "what": item.kind}, time=max(item.due, state.now))
+            self.family.fire(ctx, item)
+        if target > state.now:
+            ctx.emit("clock_advanced", "world", {"to": target}, time=target)
+        if not state.terminated and (state.now >= world.horizon or self.family.is_over(state, world)):
+            ctx.emit("episode_ended", "env", {"terminated": True, "truncated": False,
+                                              "why": "horizon" if state.now >= world.horizon else "all opportunities terminal"})
+
+    # -- clone and replay --------------------------------------------------------------------------
+    def clone(self) -> Environment[W, S]:
+        """An exact, independent copy; the world is shared (it is immutable), the state forked."""
+        state, _ = self._require()
+        twin = Environment.__new__(Environment)
+        twin.__dict__.update(self.__dict__)
+        twin._state = state.fork()  # type: ignore[assignment]
+        twin._log = self._log.fork()
+        return twin
+
+    def replay(self, events: Sequence[Mapping[str, Any]] | None = None) -> S:
+        """Rebuild the state by folding ``events`` (default: this episode's log) into a fresh world."""
+        _, world = self._require()
+        state = self.family.new_state(world)
+        for data in events if events is not None else self._log.to_list():
+            event = Event(data["seq"], data["time"], data["kind"], data["actor"], data["payload"], data["provenance"])
+            apply_event(self.family, state, world, event)
+        return state
+
+    # -- operator side -----------------------------------------------------------------------------
+    def event_log(self) -> list[dict[str, Any]]:
+        return self._log.to_list()
+
+    def event_log_hash(self) -> str:
+        return self._log.digest()
+
+    def score(self) -> dict[str, Any]:
+        state, world = self._require()
+        assert self._verifier is not None
+        return self.family.score(world, state, self._log, self._verifier)
+
+    def hidden_truth(self) -> dict[str, Any]:
+        _, world = self._require()
+        return world.hidden()
+
+    # -- agent side ---------------------------------------------------------------------------------
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return self.family.tools.openai()
+
+    def mcp_tools(self) -> list[dict[str, Any]]:
+        return self.family.tools.mcp()
+
+    def observe(self) -> Observation:
+        return self._last_obs
+
+    @property
+    def state_version(self) -> int:
+        return self._require()[0].seq
+
+    def _require(self) -> tuple[S, W]:
+        if self._state is None or self._world is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self._state, self._world
+
+    def _ctx(self) -> Context[W, S]:
+        state, world = self._require()
+        assert self._verifier is not None
+        return Context(world, state, self.family, self._log, self._verifier, [])

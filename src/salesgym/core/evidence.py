@@ -1,0 +1,110 @@
+"""Evidence records and their proofs.
+
+Only simulated buyer actors create evidence, through :meth:`Verifier.issue`; each record carries a keyed
+MAC (``proof_ref``) over its content. The key lives only inside the verifier object, which the agent side
+never receives: observations show evidence without proofs, and nothing an agent writes is ever passed to
+``issue``. The terminal score re-checks every proof, so a record smuggled into the ledger counts for nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from salesgym.core.events import canonical_json
+
+VERIFIER_ID = "verifier:v1"
+
+
+class EvidenceType(StrEnum):
+    BUYER_REPLY = "buyer_reply"
+    MEETING_ACCEPTANCE = "meeting_acceptance"
+    BUDGET_CONFIRMATION = "budget_confirmation"
+    AUTHORISED_SPONSOR = "authorised_sponsor"
+    TECHNICAL_SUCCESS = "technical_success"
+    MUTUAL_ACTION_PLAN = "mutual_action_plan"
+    SECURITY_APPROVAL = "security_approval"
+    LEGAL_APPROVAL = "legal_approval"
+    PROCUREMENT_APPROVAL = "procurement_approval"
+    CONTRACT_SIGNATURE = "contract_signature"
+    DISQUALIFICATION_REASON = "disqualification_reason"
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    id: str
+    type: EvidenceType
+    subject: str  # the opportunity (or task) the evidence is about
+    source_actor: str
+    timestamp: float
+    claim: Mapping[str, Any]
+    proof_ref: str
+    verified_by: str = VERIFIER_ID
+
+    def body(self) -> dict[str, Any]:
+        """The signed content: everything except the proof itself."""
+        return {
+            "id": self.id,
+            "type": self.type.value,
+            "subject": self.subject,
+            "source_actor": self.source_actor,
+            "timestamp": self.timestamp,
+            "claim": dict(self.claim),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.body(), "proof_ref": self.proof_ref, "verified_by": self.verified_by}
+
+    def public(self) -> dict[str, Any]:
+        """What the seller may see: no proof, the claim as the buyer stated it."""
+        return {k: v for k, v in self.body().items()}
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> Evidence:
+        return Evidence(
+            id=str(data["id"]),
+            type=EvidenceType(data["type"]),
+            subject=str(data["subject"]),
+            source_actor=str(data["source_actor"]),
+            timestamp=float(data["timestamp"]),
+            claim=dict(data["claim"]),
+            proof_ref=str(data["proof_ref"]),
+            verified_by=str(data.get("verified_by", VERIFIER_ID)),
+        )
+
+
+class Verifier:
+    """Issues and checks proofs. Holds the only copy of the key."""
+
+    __slots__ = ("__key",)
+
+    def __init__(self, secret: bytes, world_seed: int) -> None:
+        self.__key = hashlib.sha256(secret + b"\x00" + str(world_seed).encode()).digest()
+
+    def _mac(self, body: Mapping[str, Any]) -> str:
+        return hmac.new(self.__key, canonical_json(dict(body)).encode(), hashlib.sha256).hexdigest()[:32]
+
+    def issue(
+        self,
+        evidence_id: str,
+        kind: EvidenceType,
+        subject: str,
+        source_actor: str,
+        timestamp: float,
+        claim: Mapping[str, Any],
+    ) -> Evidence:
+        unsigned = Evidence(evidence_id, kind, subject, source_actor, timestamp, dict(claim), "")
+        return Evidence(evidence_id, kind, subject, source_actor, timestamp, dict(claim), self._mac(unsigned.body()))
+
+    def check(self, evidence: Evidence) -> bool:
+        return hmac.compare_digest(self._mac(evidence.body()), evidence.proof_ref)
+
+    def __repr__(self) -> str:
+        return "Verifier(<key withheld>)"
+
+    def __reduce__(self) -> Any:
+        raise TypeError("the verifier cannot be pickled or copied out of the environment")

@@ -1,0 +1,70 @@
+"""The live state of a world: a fold over its events, forked cheaply for clones.
+
+A family subclasses :class:`State`, keeps its mutable containers (dicts of *immutable* records) as
+attributes and lists them in ``FORKED``; ``fork`` then copies those containers shallowly. Records are never
+mutated in place, only replaced, so sharing them between a state and its fork is safe.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any, ClassVar
+
+from salesgym.core.clock import Scheduled, Scheduler
+from salesgym.core.events import sha256_of
+
+
+class State:
+    FORKED: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self) -> None:
+        self.seq = 0  # number of events applied; also the public state_version
+        self.now = 0.0
+        self.scheduler = Scheduler()
+        self.tape_index = 0
+        self.draws: dict[tuple[str, ...], int] = {}
+        self.invalid_actions = 0
+        self.tool_calls = 0
+        self.terminated = False
+        self.truncated = False
+
+    def fork(self) -> State:
+        twin = copy.copy(self)
+        twin.scheduler = self.scheduler.fork()
+        twin.draws = self.draws.copy()
+        for name in self.FORKED:
+            setattr(twin, name, getattr(self, name).copy())
+        return twin
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every attribute as plain data, for equality checks (replay == live)."""
+        return {k: to_plain(v) for k, v in sorted(vars(self).items())}
+
+    def digest(self) -> str:
+        return sha256_of(self.snapshot())
+
+
+def to_plain(value: Any) -> Any:
+    """Plain JSON-able data from records, containers, enums and the scheduler."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Scheduler):
+        return [to_plain(item) for item in value.pending()]
+    if isinstance(value, Scheduled) or dataclasses.is_dataclass(value):
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: to_plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, Mapping):
+        return {_key(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((to_plain(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+def _key(k: Any) -> str:
+    return "|".join(map(str, k)) if isinstance(k, tuple) else str(k)

@@ -1,0 +1,126 @@
+"""The territory environment: parts wired into the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from salesgym.core.clock import Scheduled, week_of
+from salesgym.core.env import Environment
+from salesgym.core.events import Event, EventLog
+from salesgym.core.evidence import Verifier
+from salesgym.core.tools import ToolError, ToolResult
+from salesgym.envs.territory import buyers, observe, reward, state, verifier
+from salesgym.envs.territory.buyers import Ctx
+from salesgym.envs.territory.generator import ABLATIONS, check_options, generate
+from salesgym.envs.territory.reward import RewardConfig
+from salesgym.envs.territory.state import TerritoryState
+from salesgym.envs.territory.tools import TOOLS
+from salesgym.envs.territory.world import TerritoryWorld
+
+
+class TerritoryRules:
+    """The territory family as the engine sees it: generator, fold, buyers, observer, reward, verifier."""
+
+    name = "territory"
+    tools = TOOLS
+
+    def __init__(self, reward_config: RewardConfig) -> None:
+        self.reward_config = reward_config
+
+    def generate(self, seed: int, options: Mapping[str, Any]) -> TerritoryWorld:
+        return generate(seed, options["family"], options["template"], options["n_opportunities"],
+                        options["horizon_days"], tuple(options["ablations"]))
+
+    def new_state(self, world: TerritoryWorld) -> TerritoryState:
+        return state.new_state(world)
+
+    def apply(self, s: TerritoryState, world: TerritoryWorld, event: Event) -> None:
+        state.apply(s, world, event)
+
+    def precheck(self, ctx: Ctx, tool: str) -> None:
+        if tool == "wait":
+            return
+        used = ctx.state.usage.get(("seller", week_of(ctx.now)), 0.0)
+        if used >= ctx.world.capacity["seller"]:
+            raise ToolError("seller hours for this week are used up; call wait (e.g. until='next_week')")
+
+    def fire(self, ctx: Ctx, item: Scheduled) -> None:
+        buyers.fire(ctx, item)
+
+    def is_over(self, s: TerritoryState, world: TerritoryWorld) -> bool:
+        return all(d.status != "open" for d in s.deals.values())
+
+    def observe(self, ctx: Ctx, result: ToolResult | None, new: Sequence[Event]) -> dict[str, Any]:
+        return observe.observe(ctx, result, new)
+
+    def potential(self, s: TerritoryState, world: TerritoryWorld) -> float:
+        return reward.potential(self.reward_config, s, world)
+
+    def reward(self, ctx: Ctx, phi_before: float, phi_after: float, dt: float, new: Sequence[Event]) -> float:
+        return reward.step_reward(self.reward_config, ctx.world, phi_before, phi_after, dt, new)
+
+    def score(self, world: TerritoryWorld, s: TerritoryState, log: EventLog, v: Verifier) -> dict[str, Any]:
+        return verifier.score(world, log, v, self.reward_config)
+
+
+class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
+    """One seller's territory of concurrent B2B opportunities over a 30/90/180-day horizon.
+
+    Description
+        The agent is the seller. Each opportunity has a buying committee with hidden budgets, authority,
+        dispositions and pains; some deals are not viable. Scarce seller, SE, legal, procurement and
+        management hours are shared across the territory. Buyers answer asynchronously; milestones advance
+        only on buyer evidence signed by a private verifier.
+
+    Tools
+        18 typed tools (``tool_schemas()``; ``docs/tools.md``). An action is ``{"tool": name, "args": {...}}``
+        or its JSON text. Bad calls return ``status="error"`` and change nothing but one ``invalid_action``.
+
+    Observation
+        ``{"text": str, "data": dict}``: date, capacity left this week, milestone counts, portfolio rows,
+        new inbox items, alerts, last tool result. Never hidden truth or reward internals.
+
+    Reward
+        Potential-based shaping over verified milestones (γ per day), economics when a deal closes, and
+        penalties for anti-gaming violations (docs/reward.md). ``score()`` is the authoritative report.
+
+    Episode end
+        Terminated at the horizon or when every opportunity is closed or dropped; truncated when invalid
+        actions reach ``invalid_action_limit``.
+
+    Arguments
+        n_opportunities (10-100, or 3-5 for debugging), horizon_days (30, 90, 180), family, template,
+        ablation (one of ``ABLATIONS`` or None), reward (RewardConfig), invalid_action_limit.
+
+    Version history
+        v0: initial release.
+
+    >>> env = TerritoryEnv(n_opportunities=4, horizon_days=30)
+    >>> obs, info = env.reset(seed=1)
+    >>> obs, r, term, trunc, info = env.step({"tool": "view_opportunity", "args": {}})
+    >>> info["tool_result"]["status"]
+    'ok'
+    """
+
+    def __init__(
+        self,
+        n_opportunities: int = 20,
+        horizon_days: int = 90,
+        family: str = "midmarket_saas",
+        template: str | None = None,
+        ablation: str | Sequence[str] | None = None,
+        reward: RewardConfig | None = None,
+        invalid_action_limit: int = 50,
+    ) -> None:
+        ablations = (ablation,) if isinstance(ablation, str) else tuple(ablation or ())
+        bad = [a for a in ablations if a not in ABLATIONS]
+        if bad:
+            raise ValueError(f"unknown ablation {bad}; choose from {list(ABLATIONS)}")
+        if invalid_action_limit < 1:
+            raise ValueError("invalid_action_limit must be at least 1")
+        cfg = reward or RewardConfig.for_ablations(ablations)
+        options = {"family": family, "template": template, "n_opportunities": n_opportunities,
+                   "horizon_days": horizon_days, "ablations": ablations}
+        check_options(family, template, n_opportunities, horizon_days, ablations)  # fail fast, clearly
+        super().__init__(TerritoryRules(cfg), invalid_action_limit=invalid_action_limit, **options)

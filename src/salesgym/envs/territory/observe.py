@@ -1,0 +1,111 @@
+"""The agent's observation: compact text for a model and the same public content as a dict for code.
+
+Built only from public views (portfolio rows, the seller's own calendar and inbox, capacity left, the last
+tool result). The text says what changed since the last step, plus alerts and a one-line portfolio
+summary, so it stays small at 100 opportunities; the full table is one ``view_opportunity`` call away.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from salesgym.core.clock import HOURS_PER_DAY, day_of, stamp, week_of
+from salesgym.core.events import Event
+from salesgym.core.tools import ToolResult
+from salesgym.envs.territory.buyers import Ctx
+from salesgym.envs.territory.catalog import RESOURCES
+from salesgym.envs.territory.state import TerritoryState
+
+COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high_k", "target", "last_activity_day")
+MAX_NEW_LINES = 12
+MAX_RESULT_CHARS = 1500
+
+
+def portfolio(state: TerritoryState) -> dict[str, Any]:
+    return {"columns": list(COLUMNS), "rows": list(state.rows.values())}
+
+
+def _inbox(events: Sequence[Event]) -> list[dict[str, Any]]:
+    items = []
+    for e in events:
+        if e.kind == "inbox_received":
+            items.append({"time": stamp(e.time), "opportunity_id": e.payload["opportunity_id"],
+                          "from": e.payload["from"], "kind": e.payload["kind"], "text": e.payload["text"]})
+        elif e.kind == "milestone_advanced":
+            items.append({"time": stamp(e.time), "opportunity_id": e.payload["opportunity_id"], "from": "verifier",
+                          "kind": "milestone", "text": f"verified milestone -> {e.payload['name']}"})
+    return items
+
+
+def _alerts(ctx: Ctx, seller_left: float) -> list[str]:
+    s, now = ctx.state, ctx.now
+    alerts = []
+    if seller_left <= 0:
+        alerts.append("seller hours for this week are used up: only wait is possible until Monday")
+    today = day_of(now)
+    for m in s.meetings.values():
+        if not m.discovery_done and m.accepted and m.start <= now < m.start + HOURS_PER_DAY:
+            alerts.append(f"meeting {m.id} ({m.opportunity_id}) is on now: run_discovery")
+        elif not m.discovery_done and m.accepted and day_of(m.start) == today + 1:
+            alerts.append(f"meeting {m.id} ({m.opportunity_id}) tomorrow")
+    for b in s.bookings.values():
+        if b.status == "booked" and b.start <= now < b.start + 5 * HOURS_PER_DAY and now + HOURS_PER_DAY >= b.start + 5 * HOURS_PER_DAY:
+            alerts.append(f"booking {b.id} ({b.resource}, {b.opportunity_id}) lapses within a day")
+    return alerts[:8]
+
+
+def observe(ctx: Ctx, result: ToolResult | None, new: Sequence[Event]) -> dict[str, Any]:
+    s, w = ctx.state, ctx.world
+    week = week_of(ctx.now)
+    capacity = {r: round(w.capacity[r] - s.usage.get((r, week), 0.0), 2) for r in RESOURCES}
+    counts = Counter(row[2] for row in s.rows.values())
+    inbox = _inbox(new)
+    alerts = _alerts(ctx, capacity["seller"])
+    days_left = max(0, day_of(w.horizon) - day_of(ctx.now))
+    last = result.to_dict() if result is not None else None
+    data = {
+        "time": {"now_hours": round(ctx.now, 2), "stamp": stamp(ctx.now), "day": day_of(ctx.now), "week": week,
+                 "days_left": days_left},
+        "capacity_left": capacity,
+        "milestone_counts": dict(counts),
+        "portfolio": portfolio(s),
+        "inbox": inbox,
+        "alerts": alerts,
+        "last_result": last,
+        "episode": {"terminated": s.terminated, "truncated": s.truncated, "invalid_actions": s.invalid_actions},
+    }
+    return {"text": render_text(data), "data": data}
+
+
+def render_text(data: dict[str, Any]) -> str:
+    t, cap = data["time"], data["capacity_left"]
+    lines = [
+        f"{t['stamp']} | day {t['day']}, {t['days_left']} business days left | hours left this week: "
+        + " ".join(f"{r} {cap[r]:g}" for r in RESOURCES),
+        "Pipeline: " + ", ".join(f"{k} {v}" for k, v in sorted(data["milestone_counts"].items())),
+    ]
+    inbox = data["inbox"]
+    if inbox:
+        lines.append(f"New ({len(inbox)}):")
+        lines += [f"- {i['time'][4:]} {i['opportunity_id']} {i['from']}: {i['text']}" for i in inbox[:MAX_NEW_LINES]]
+        if len(inbox) > MAX_NEW_LINES:
+            lines.append(f"- ... {len(inbox) - MAX_NEW_LINES} more (view_opportunity for details)")
+    if data["alerts"]:
+        lines.append("Alerts: " + "; ".join(data["alerts"]))
+    last = data["last_result"]
+    if last is not None and "portfolio" in last["output"]:
+        lines.append(f"Last: ok ({last['time_cost']:g}h) portfolio (id | account | milestone | crm | value $k | target):")
+        lines += [f"{r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]:g}-{r[5]:g} | {r[6]}" for r in last["output"]["portfolio"]["rows"]]
+    elif last is not None:
+        output = last["output"]
+        body = str(output.get("error")) if last["status"] == "error" else json.dumps(output, separators=(",", ":"))
+        if len(body) > MAX_RESULT_CHARS:
+            body = body[:MAX_RESULT_CHARS] + "... (truncated; the full output is in info['tool_result'])"
+        lines.append(f"Last: {last['status']} ({last['time_cost']:g}h) {body}")
+    ep = data["episode"]
+    if ep["terminated"] or ep["truncated"]:
+        lines.append("Episode over.")
+    return "\n".join(lines)

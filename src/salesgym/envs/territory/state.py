@@ -1,0 +1,382 @@
+"""Live territory state and the fold that builds it from events.
+
+Containers are dicts of frozen records; ``apply`` replaces records, never mutates them, so a clone that
+copies the dicts shares every record safely. ``APPLY`` maps an event kind to its fold step; events the
+fold does not know (reads, notices) change nothing here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from salesgym.core.clock import week_of
+from salesgym.core.events import Event
+from salesgym.core.evidence import Evidence
+from salesgym.core.state import State
+from salesgym.envs.territory.milestones import MILESTONES
+from salesgym.envs.territory.world import TerritoryWorld
+
+RECENT_WINDOW_H = 40.0  # messages within a business week count towards fatigue
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """What changes about a stakeholder during the episode."""
+
+    disposition: float
+    known: bool = False  # surfaced by find_stakeholders
+    engaged: bool = False  # has replied or accepted a meeting
+    role: str | None = None  # true role, once discovery revealed it
+    left: bool = False
+    recent: tuple[float, ...] = ()  # send times of recent messages (fatigue)
+    value_seen: float = 0.0  # best relevance of what the seller showed this person
+    last_contact: float = -1e9
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    milestone: int = 0
+    status: str = "open"  # open | closed | disqualified
+    evidence: tuple[Evidence, ...] = ()
+    pains_known: frozenset[str] = frozenset()
+    approvals_known: tuple[str, ...] | None = None
+    budget_known: tuple[float, float] | None = None
+    eb_hint: str | None = None
+    offered_discount: float | None = None
+    asked_discount: float | None = None
+    agreed_discount: float | None = None
+    mgmt_discount: float = 0.0
+    exec_sponsor: bool = False
+    business_case: float = 0.0
+    contract_out: bool = False
+    frozen_until: float = -1.0
+    pressure: float = 0.0  # competitor pressure on price
+    pending: frozenset[str] = frozenset()  # outstanding buyer processes ("tech_eval", "approval:legal", ...)
+    last_activity: float = 0.0
+    closed_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Crm:
+    """The seller's own notes. The verifier never reads them."""
+
+    stage: str = "Prospecting"
+    fields: tuple[tuple[str, str], ...] = ()
+    next_step: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Booking:
+    id: str
+    opportunity_id: str
+    resource: str
+    hours: float
+    start: float
+    status: str = "booked"  # booked | used | cancelled
+
+
+@dataclass(frozen=True, slots=True)
+class Meeting:
+    id: str
+    opportunity_id: str
+    invitees: tuple[str, ...]
+    start: float
+    relevance: float
+    accepted: tuple[str, ...] = ()
+    declined: tuple[str, ...] = ()
+    discovery_done: bool = False
+
+
+@dataclass
+class TerritoryState(State):
+    FORKED = ("people", "deals", "crm", "researched", "bookings", "usage", "meetings", "violations", "rows",
+              "milestone_value")
+
+    people: dict[str, Person] = field(default_factory=dict)
+    deals: dict[str, Deal] = field(default_factory=dict)
+    crm: dict[str, Crm] = field(default_factory=dict)
+    researched: dict[str, frozenset[str]] = field(default_factory=dict)  # account -> keywords learnt
+    bookings: dict[str, Booking] = field(default_factory=dict)
+    usage: dict[tuple[str, int], float] = field(default_factory=dict)  # (resource, week) -> hours booked
+    meetings: dict[str, Meeting] = field(default_factory=dict)
+    violations: dict[str, int] = field(default_factory=dict)
+    rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # public portfolio rows, kept current
+    milestone_value: dict[int, float] = field(default_factory=dict)  # true value sitting at each milestone
+    dq_value: float = 0.0  # true value of correctly dropped (non-viable) deals
+    penalties: float = 0.0
+    hours_used: float = 0.0
+    closed_value: float = 0.0
+
+    def __post_init__(self) -> None:
+        State.__init__(self)
+
+
+def new_state(world: TerritoryWorld) -> TerritoryState:
+    s = TerritoryState()
+    s.people = {sid: Person(p.disposition) for sid, p in world.stakeholders.items()}
+    s.deals = {oid: Deal() for oid in world.opportunities}
+    s.crm = {oid: Crm() for oid in world.opportunities}
+    s.milestone_value = {0: sum(o.true_value for o in world.opportunities.values())}
+    for oid in world.opportunities:
+        _refresh_row(s, world, oid)
+    return s
+
+
+def _refresh_row(s: TerritoryState, world: TerritoryWorld, oid: str) -> None:
+    opp, deal, crm = world.opportunities[oid], s.deals[oid], s.crm[oid]
+    shown = deal.status.capitalize() if deal.status == "disqualified" else MILESTONES[deal.milestone]
+    s.rows[oid] = (oid, world.accounts[opp.account_id].name, shown, crm.stage, opp.value_band[0], opp.value_band[1],
+                   opp.target_quarter, round(deal.last_activity / 8.0, 1))
+
+
+def _deal(s: TerritoryState, world: TerritoryWorld, oid: str, **changes: Any) -> None:
+    s.deals[oid] = replace(s.deals[oid], **changes)
+    _refresh_row(s, world, oid)
+
+
+def _person(s: TerritoryState, sid: str, **changes: Any) -> None:
+    s.people[sid] = replace(s.people[sid], **changes)
+
+
+def _touch(s: TerritoryState, world: TerritoryWorld, oid: str, t: float) -> None:
+    _deal(s, world, oid, last_activity=t)
+
+
+Fold = Callable[[TerritoryState, TerritoryWorld, Event, Mapping[str, Any]], None]
+APPLY: dict[str, Fold] = {}
+
+
+def folds(kind: str) -> Callable[[Fold], Fold]:
+    def register(fn: Fold) -> Fold:
+        APPLY[kind] = fn
+        return fn
+
+    return register
+
+
+def apply(s: TerritoryState, world: TerritoryWorld, event: Event) -> None:
+    fn = APPLY.get(event.kind)
+    if fn is not None:
+        fn(s, world, event, event.payload)
+
+
+@folds("tool_completed")
+def _tool(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    hours = float(p["resource_cost"].get("seller", 0.0))
+    if hours:
+        key = ("seller", week_of(e.time))
+        s.usage[key] = s.usage.get(key, 0.0) + hours
+        s.hours_used += hours
+
+
+@folds("account_researched")
+def _researched(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    s.researched[p["account_id"]] = frozenset(p["keywords"])
+
+
+@folds("stakeholders_found")
+def _found(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    for sid in p["stakeholder_ids"]:
+        _person(s, sid, known=True)
+    _touch(s, world, p["opportunity_id"], e.time)
+
+
+@folds("message_sent")
+def _message(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    sid = p["stakeholder_id"]
+    person = s.people[sid]
+    recent = tuple(t for t in person.recent if e.time - t < RECENT_WINDOW_H) + (e.time,)
+    _person(s, sid, recent=recent, last_contact=e.time, value_seen=max(person.value_seen, p["relevance"]))
+    _touch(s, world, p["opportunity_id"], e.time)
+
+
+@folds("disposition_changed")
+def _disposition(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    sid = p["stakeholder_id"]
+    _person(s, sid, disposition=max(-1.0, min(1.0, s.people[sid].disposition + p["delta"])))
+
+
+@folds("buyer_replied")
+def _replied(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    _person(s, p["stakeholder_id"], engaged=True)
+    _touch(s, world, p["opportunity_id"], e.time)
+
+
+@folds("evidence_recorded")
+def _evidence(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    ev = Evidence.from_dict(p["evidence"])
+    _deal(s, world, ev.subject, evidence=(*s.deals[ev.subject].evidence, ev))
+
+
+@folds("milestone_advanced")
+def _advanced(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    oid = p["opportunity_id"]
+    value, old = world.opportunities[oid].true_value, s.deals[oid].milestone
+    s.milestone_value[old] -= value
+    s.milestone_value[p["to"]] = s.milestone_value.get(p["to"], 0.0) + value
+    _deal(s, world, oid, milestone=p["to"])
+
+
+@folds("meeting_requested")
+def _meeting(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    s.meetings[p["meeting_id"]] = Meeting(p["meeting_id"], p["opportunity_id"], tuple(p["invitees"]), p["start"],
+                                          p["relevance"])
+    for sid in p["invitees"]:
+        _person(s, sid, last_contact=e.time)
+    _touch(s, world, p["opportunity_id"], e.time)
+
+
+@folds("meeting_answered")
+def _answered(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    m = s.meetings[p["meeting_id"]]
+    sid = p["stakeholder_id"]
+    if p["accepted"]:
+        s.meetings[m.id] = replace(m, accepted=(*m.accepted, sid))
+        _person(s, sid, engaged=True)
+    else:
+        s.meetings[m.id] = replace(m, declined=(*m.declined, sid))
+
+
+@folds("discovery_held")
+def _discovery(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    m = s.meetings[p["meeting_id"]]
+    s.meetings[m.id] = replace(m, discovery_done=True)
+    oid = m.opportunity_id
+    deal = s.deals[oid]
+    changes: dict[str, Any] = {"pains_known": deal.pains_known | frozenset(p["pains"]), "last_activity": e.time}
+    if p.get("approvals") is not None:
+        changes["approvals_known"] = tuple(p["approvals"])
+    if p.get("budget_band") is not None:
+        changes["budget_known"] = tuple(p["budget_band"])
+    if p.get("eb_hint"):
+        changes["eb_hint"] = p["eb_hint"]
+    _deal(s, world, oid, **changes)
+    for sid, role in p["roles"].items():
+        _person(s, sid, role=role)
+
+
+@folds("resource_booked")
+def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    b = Booking(p["booking_id"], p["opportunity_id"], p["resource"], p["hours"], p["start"])
+    s.bookings[b.id] = b
+    key = (b.resource, week_of(b.start))
+    s.usage[key] = s.usage.get(key, 0.0) + b.hours
+
+
+@folds("booking_cancelled")
+def _cancelled(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    b = s.bookings[p["booking_id"]]
+    s.bookings[b.id] = replace(b, status="cancelled")
+    if p["refunded"]:
+        key = (b.resource, week_of(b.start))
+        s.usage[key] = s.usage[key] - b.hours
+
+
+@folds("booking_used")
+def _used(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    b = s.bookings[p["booking_id"]]
+    s.bookings[b.id] = replace(b, status="used")
+
+
+@folds("process_started")
+def _process_started(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    oid = p["opportunity_id"]
+    _deal(s, world, oid, pending=s.deals[oid].pending | {p["process"]}, last_activity=e.time)
+
+
+@folds("process_finished")
+def _process_finished(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    oid = p["opportunity_id"]
+    _deal(s, world, oid, pending=s.deals[oid].pending - {p["process"]})
+
+
+@folds("business_case_built")
+def _case(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    oid = p["opportunity_id"]
+    _deal(s, world, oid, business_case=max(s.deals[oid].business_case, p["relevance"]), last_activity=e.time)
+    for sid in p["reached"]:
+        _person(s, sid, value_seen=max(s.people[sid].value_seen, p["relevance"]))
+
+
+@folds("offer_made")
+def _offer(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    _deal(s, world, p["opportunity_id"], offered_discount=p["discount"], last_activity=e.time)
+
+
+@folds("terms_countered")
+def _countered(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    _deal(s, world, p["opportunity_id"], asked_discount=p["asked_discount"])
+
+
+@folds("terms_agreed")
+def _agreed(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    _deal(s, world, p["opportunity_id"], agreed_discount=p["discount"], asked_discount=None)
+
+
+@folds("escalation_granted")
+def _escalated(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    oid = p["opportunity_id"]
+    if p["purpose"] == "discount":
+        _deal(s, world, oid, mgmt_discount=max(s.deals[oid].mgmt_discount, p["discount"]))
+    else:
+        _deal(s, world, oid, exec_sponsor=True)
+
+
+@folds("contract_sent")
+def _contract(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    _deal(s, world, p["opportunity_id"], contract_out=True, last_activity=e.time)
+
+
+@folds("contract_stalled")
+def _stalled(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    _deal(s, world, p["opportunity_id"], contract_out=False)
+
+
+@folds("deal_closed")
+def _closed(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    oid = p["opportunity_id"]
+    s.closed_value += world.opportunities[oid].true_value * (1.0 - p["discount"])
+    _deal(s, world, oid, status="closed", closed_at=e.time, contract_out=False)
+
+
+@folds("crm_updated")
+def _crm(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    oid = p["opportunity_id"]
+    crm = s.crm[oid]
+    fields = dict(crm.fields)
+    fields.update(p.get("fields") or {})
+    s.crm[oid] = Crm(p.get("stage") or crm.stage, tuple(sorted(fields.items())), p.get("next_step") or crm.next_step)
+    _refresh_row(s, world, oid)
+
+
+@folds("opportunity_disqualified")
+def _disqualified(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    oid = p["opportunity_id"]
+    opp = world.opportunities[oid]
+    if not opp.viable:
+        s.dq_value += opp.true_value
+    _deal(s, world, oid, status="disqualified", last_activity=e.time)
+
+
+@folds("violation_recorded")
+def _violation(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    s.violations[p["kind"]] = s.violations.get(p["kind"], 0) + 1
+    s.penalties += p["penalty"]
+
+
+@folds("budget_frozen")
+def _frozen(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    _deal(s, world, p["opportunity_id"], frozen_until=p["until"])
+
+
+@folds("competitor_moved")
+def _competitor(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    oid = p["opportunity_id"]
+    _deal(s, world, oid, pressure=s.deals[oid].pressure + p["pressure"])
+
+
+@folds("stakeholder_left")
+def _left(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    _person(s, p["stakeholder_id"], left=True)

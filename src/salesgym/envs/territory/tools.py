@@ -1,0 +1,512 @@
+"""The 18 territory tools: typed arguments, model-facing descriptions, costs, and handlers.
+
+A handler checks everything first and raises ``ToolError`` before it emits any event; after that it only
+emits. Read tools (``writes=False``) emit nothing but the engine's ``tool_completed`` record. Tool names
+are the benchmark's contract; ``docs/tools.md`` is generated from these specs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from salesgym.core.clock import HOURS_PER_DAY, HOURS_PER_WEEK, day_of, stamp, start_of_day, week_of
+from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec
+from salesgym.envs.territory import buyers
+from salesgym.envs.territory.buyers import Ctx
+from salesgym.envs.territory.milestones import MILESTONES
+from salesgym.envs.territory.state import Booking
+from salesgym.envs.territory.world import Opportunity, Stakeholder
+
+Id = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+Text = Annotated[str, StringConstraints(max_length=4000)]
+ShortText = Annotated[str, StringConstraints(max_length=500)]
+Resource = Literal["se", "legal", "procurement", "management"]
+Approval = Literal["security", "legal", "procurement"]
+CrmStage = Literal["Prospecting", "Discovery", "Qualified", "Solution", "Proposal", "Negotiation", "Commit",
+                   "Closed Won", "Closed Lost"]
+USABLE_HOURS = 5 * HOURS_PER_DAY  # a booking can be used within a business week of its start
+APPROVAL_RESOURCE = {"security": "se", "legal": "legal", "procurement": "procurement"}
+APPROVAL_DAYS = {"security": 4, "legal": 5, "procurement": 3}
+
+OPP = "opportunity id, e.g. 'o003' (see the portfolio)"
+
+
+# --- lookups shared by handlers ---------------------------------------------------------------------
+
+def opportunity(ctx: Ctx, oid: str, *, open_only: bool = True) -> Opportunity:
+    opp = ctx.world.opportunities.get(oid)
+    if opp is None:
+        raise ToolError(f"unknown opportunity '{oid[:40]}'; ids look like 'o000'..'o{len(ctx.world.opportunities) - 1:03d}'")
+    status = ctx.state.deals[oid].status
+    if open_only and status != "open":
+        raise ToolError(f"opportunity {oid} is {status}; no further work is possible on it")
+    return opp
+
+
+def stakeholder(ctx: Ctx, sid: str, opp: Opportunity | None = None) -> Stakeholder:
+    who = ctx.world.stakeholders.get(sid)
+    if who is None or not ctx.state.people[sid].known:
+        raise ToolError(f"unknown stakeholder '{sid[:40]}'; call find_stakeholders on the opportunity first")
+    if opp is not None and who.opportunity_id != opp.id:
+        raise ToolError(f"stakeholder {sid} belongs to {who.opportunity_id}, not {opp.id}")
+    if ctx.state.people[sid].left:
+        raise ToolError(f"{who.name} ({sid}) has left the company")
+    return who
+
+
+def usable_booking(ctx: Ctx, bid: str, opp: Opportunity, resource: str, min_hours: float) -> Booking:
+    b = ctx.state.bookings.get(bid)
+    if b is None or b.opportunity_id != opp.id:
+        raise ToolError(f"no booking '{bid[:40]}' for {opp.id}; book {resource} hours with book_resource")
+    if b.resource != resource:
+        raise ToolError(f"booking {bid} is for {b.resource}, this needs {resource}")
+    if b.status != "booked":
+        raise ToolError(f"booking {bid} is already {b.status}")
+    if ctx.now < b.start:
+        raise ToolError(f"booking {bid} starts {stamp(b.start)}; wait until then")
+    if ctx.now > b.start + USABLE_HOURS:
+        raise ToolError(f"booking {bid} lapsed (it was usable for a business week from {stamp(b.start)})")
+    if b.hours < min_hours:
+        raise ToolError(f"booking {bid} has {b.hours}h; this needs at least {min_hours}h of {resource}")
+    return b
+
+
+def capacity_left(ctx: Ctx, resource: str, week: int) -> float:
+    return ctx.world.capacity[resource] - ctx.state.usage.get((resource, week), 0.0)
+
+
+def done(output: dict[str, object], hours: float, **resources: float) -> ToolOutcome:
+    return ToolOutcome(output, hours, {"seller": hours, **resources})
+
+
+# --- argument models -----------------------------------------------------------------------------------
+
+class ViewArgs(ToolArgs):
+    opportunity_id: Id | None = Field(None, description=OPP + "; omit (null) to list the whole portfolio")
+
+
+class AccountArgs(ToolArgs):
+    account_id: Id = Field(description="account id, e.g. 'a003' (shown by view_opportunity)")
+
+
+class OppArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+
+
+class MessageArgs(ToolArgs):
+    stakeholder_id: Id = Field(description="stakeholder id from find_stakeholders, e.g. 'o003s1'")
+    subject: ShortText = Field(description="subject line")
+    body: Text = Field(description="message text; reference the account's researched facts to be relevant")
+
+
+class MeetingArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    stakeholder_ids: list[Id] = Field(min_length=1, max_length=6, description="invitees (1-6 known stakeholders)")
+    agenda: Text = Field(description="agenda; relevant topics raise acceptance")
+    in_days: int = Field(ge=1, le=15, description="business days from today until the meeting")
+
+
+class BookArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    resource: Resource | None = Field(description="internal team to book; null when cancelling")
+    hours: float | None = Field(ge=0.5, le=16, description="hours to book; null when cancelling")
+    start_in_days: int | None = Field(ge=0, le=40, description="business days until the booking starts; null when cancelling")
+    cancel_booking_id: Id | None = Field(None, description="set to cancel this booking instead of booking")
+
+
+class MeetingIdArgs(ToolArgs):
+    meeting_id: Id = Field(description="meeting id from schedule_meeting, e.g. 'm000123'")
+
+
+class BookingUseArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    booking_id: Id = Field(description="an SE booking for this opportunity that has started")
+
+
+class CaseArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    summary: Text = Field(description="the value case; it persuades when it addresses the economic buyer's pains")
+
+
+class PlanArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    sponsor_id: Id = Field(description="the buyer-side sponsor who owns the plan")
+    close_in_days: int = Field(ge=5, le=180, description="business days from today to the planned signature")
+
+
+class PriceArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    discount_pct: float = Field(ge=0, le=60, description="discount off list price, in percent")
+
+
+class ApprovalArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    kind: Approval = Field(description="which review to start")
+    booking_id: Id = Field(description="a started booking: security uses SE, legal uses legal, procurement uses procurement")
+
+
+class EscalateArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    purpose: Literal["discount", "executive_sponsor"] = Field(description="what to ask management for")
+    discount_pct: float | None = Field(ge=0, le=60, description="for purpose=discount: the discount to approve")
+    booking_id: Id = Field(description="a started management booking for this opportunity")
+
+
+class CrmField(ToolArgs):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=40)]
+    value: ShortText
+
+
+class CrmArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    stage: CrmStage | None = Field(description="CRM stage (your own forecast; it does not move verified milestones)")
+    fields: list[CrmField] = Field(max_length=20, description="free-form CRM fields to set")
+    next_step: ShortText | None = Field(description="next step note")
+
+
+class DisqualifyArgs(ToolArgs):
+    opportunity_id: Id = Field(description=OPP)
+    reason: ShortText = Field(description="why this deal cannot close")
+
+
+class WaitArgs(ToolArgs):
+    hours: float | None = Field(ge=0.25, le=80, description="business hours to wait; null to use 'until'")
+    until: Literal["next_event", "next_week"] | None = Field(
+        description="wait until the next scheduled buyer response, or until Monday; null to use 'hours'")
+
+
+# --- handlers ----------------------------------------------------------------------------------------
+
+def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
+    if a.opportunity_id is None:
+        from salesgym.envs.territory.observe import portfolio
+
+        return done({"portfolio": portfolio(ctx.state)}, 0.05)
+    opp = opportunity(ctx, a.opportunity_id, open_only=False)
+    s, w = ctx.state, ctx.world
+    deal, crm, account = s.deals[opp.id], s.crm[opp.id], w.accounts[opp.account_id]
+    researched = opp.account_id in s.researched
+    out = {
+        "opportunity": {**opp.public(), "status": deal.status, "milestone": MILESTONES[deal.milestone],
+                        "crm": {"stage": crm.stage, "fields": dict(crm.fields), "next_step": crm.next_step}},
+        "account": {**account.public(), **({"stack": list(account.stack),
+                                            "news": [n.headline for n in account.news]} if researched else {})},
+        "stakeholders": [
+            {**w.stakeholders[sid].public(), "role": s.people[sid].role, "engaged": s.people[sid].engaged,
+             "left": s.people[sid].left}
+            for sid in opp.stakeholder_ids if s.people[sid].known
+        ],
+        "learned": {
+            "keywords": sorted(buyers.known_keywords(ctx, opp)),
+            "pains": [w.pain_label(p) for p in sorted(deal.pains_known)],
+            "required_approvals": list(deal.approvals_known) if deal.approvals_known is not None else "unknown",
+            "budget_band": list(deal.budget_known) if deal.budget_known else "unknown",
+            "economic_buyer": deal.eb_hint or "unknown",
+        },
+        "evidence": [{"type": e.type.value, "from": e.source_actor, "when": stamp(e.timestamp)} for e in deal.evidence],
+        "meetings": [{"id": m.id, "start": stamp(m.start), "invited": list(m.invitees), "accepted": list(m.accepted),
+                      "declined": list(m.declined), "discovery_done": m.discovery_done}
+                     for m in s.meetings.values() if m.opportunity_id == opp.id],
+        "bookings": [{"id": b.id, "resource": b.resource, "hours": b.hours, "start": stamp(b.start), "status": b.status}
+                     for b in s.bookings.values() if b.opportunity_id == opp.id],
+        "terms": {"offered_pct": _pct(deal.offered_discount), "buyer_asks_pct": _pct(deal.asked_discount),
+                  "agreed_pct": _pct(deal.agreed_discount), "management_approved_pct": _pct(deal.mgmt_discount),
+                  "contract_out": deal.contract_out},
+        "in_progress": sorted(deal.pending),
+    }
+    return done(out, 0.05)
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else round(100 * x, 1)
+
+
+def research_account(ctx: Ctx, a: AccountArgs) -> ToolOutcome:
+    account = ctx.world.accounts.get(a.account_id)
+    if account is None:
+        raise ToolError(f"unknown account '{a.account_id[:40]}'; ids look like 'a000'")
+    if account.id in ctx.state.researched:
+        return done({"note": "already researched", "keywords": sorted(ctx.state.researched[account.id])}, 0.25)
+    keywords = sorted({n.keyword for n in account.news})
+    ctx.emit("account_researched", "agent", {"account_id": account.id, "keywords": keywords})
+    return done({"account": {**account.public(), "stack": list(account.stack)},
+                 "news": [n.headline for n in account.news], "keywords": keywords}, 1.5)
+
+
+def find_stakeholders(ctx: Ctx, a: OppArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    ctx.emit("stakeholders_found", "agent", {"opportunity_id": opp.id, "stakeholder_ids": list(opp.stakeholder_ids)})
+    found = [{**ctx.world.stakeholders[sid].public(), "left": ctx.state.people[sid].left} for sid in opp.stakeholder_ids]
+    return done({"stakeholders": found}, 1.0)
+
+
+def send_message(ctx: Ctx, a: MessageArgs) -> ToolOutcome:
+    who = ctx.world.stakeholders.get(a.stakeholder_id)
+    if who is not None and ctx.state.people[who.id].known and ctx.state.people[who.id].left:
+        raise ToolError(f"message bounced: {who.name} has left the company")
+    who = stakeholder(ctx, a.stakeholder_id)
+    opp = opportunity(ctx, who.opportunity_id)
+    refs = buyers.referenced_pains(ctx, opp, f"{a.subject}\n{a.body}")
+    rel = buyers.relevance(ctx, opp, who, refs)
+    ctx.emit("message_sent", "agent", {"opportunity_id": opp.id, "stakeholder_id": who.id, "relevance": round(rel, 4),
+                                       "references": sorted(refs), "chars": len(a.body)})
+    buyers.on_message(ctx, opp, who, rel)
+    return done({"sent_to": who.id, "note": "replies, if any, arrive in your inbox"}, 0.25)
+
+
+def schedule_meeting(ctx: Ctx, a: MeetingArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    invitees = [stakeholder(ctx, sid, opp) for sid in dict.fromkeys(a.stakeholder_ids)]
+    refs = buyers.referenced_pains(ctx, opp, a.agenda)
+    rel = max(buyers.relevance(ctx, opp, p, refs) for p in invitees)
+    meeting_id = f"m{ctx.state.seq:06d}"
+    start = start_of_day(day_of(ctx.now) + a.in_days) + 2.0  # 11:00 on that day
+    ctx.emit("meeting_requested", "agent", {"meeting_id": meeting_id, "opportunity_id": opp.id,
+                                            "invitees": [p.id for p in invitees], "start": start,
+                                            "relevance": round(rel, 4)})
+    buyers.on_meeting_invite(ctx, opp, meeting_id, invitees, rel)
+    return done({"meeting_id": meeting_id, "start": stamp(start), "note": "invitees answer in your inbox"}, 0.5)
+
+
+def book_resource(ctx: Ctx, a: BookArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    if a.cancel_booking_id is not None:
+        b = ctx.state.bookings.get(a.cancel_booking_id)
+        if b is None or b.opportunity_id != opp.id or b.status != "booked":
+            raise ToolError(f"no active booking '{a.cancel_booking_id[:40]}' on {opp.id} to cancel")
+        late = ctx.now >= b.start - ctx.world.lead_days[b.resource] * HOURS_PER_DAY
+        ctx.emit("booking_cancelled", "agent", {"booking_id": b.id, "refunded": not late})
+        if late and b.resource == "se":  # the buyer had planned around the SE session
+            for who in buyers.people(ctx, opp, "technical_evaluator", "champion"):
+                buyers.nudge(ctx, who.id, -0.1, "session cancelled at short notice")
+        return done({"cancelled": b.id, "refunded": not late,
+                     "note": "cancelled inside lead time: hours are lost" if late else "hours returned"}, 0.1)
+    if a.resource is None or a.hours is None or a.start_in_days is None:
+        raise ToolError("to book, give resource, hours and start_in_days (or cancel_booking_id to cancel)")
+    lead = ctx.world.lead_days[a.resource]
+    if a.start_in_days < lead:
+        raise ToolError(f"{a.resource} needs {lead} business days' notice; use start_in_days >= {lead}")
+    start = start_of_day(day_of(ctx.now) + a.start_in_days)
+    if start >= ctx.world.horizon:
+        raise ToolError("that start date is past the end of the episode")
+    left = capacity_left(ctx, a.resource, week_of(start))
+    if a.hours > left + 1e-9:
+        raise ToolError(f"{a.resource} has only {max(left, 0):.1f}h left in the week of {stamp(start)[:14]}")
+    booking_id = f"b{ctx.state.seq:06d}"
+    ctx.emit("resource_booked", "agent", {"booking_id": booking_id, "opportunity_id": opp.id, "resource": a.resource,
+                                          "hours": a.hours, "start": start})
+    return done({"booking_id": booking_id, "resource": a.resource, "hours": a.hours, "start": stamp(start)}, 0.1)
+
+
+def run_discovery(ctx: Ctx, a: MeetingIdArgs) -> ToolOutcome:
+    m = ctx.state.meetings.get(a.meeting_id)
+    if m is None:
+        raise ToolError(f"unknown meeting '{a.meeting_id[:40]}'; schedule one with schedule_meeting")
+    opp = opportunity(ctx, m.opportunity_id)
+    if m.discovery_done:
+        raise ToolError(f"discovery for meeting {m.id} is done; schedule another meeting")
+    if ctx.now < m.start:
+        raise ToolError(f"meeting {m.id} is at {stamp(m.start)}; wait until then")
+    if ctx.now > m.start + HOURS_PER_DAY:
+        raise ToolError(f"meeting {m.id} was on {stamp(m.start)}; it has passed")
+    attendees = [ctx.world.stakeholders[sid] for sid in m.accepted if not ctx.state.people[sid].left]
+    if not attendees:
+        raise ToolError(f"nobody accepted meeting {m.id}")
+    reveal = buyers.discovery(ctx, opp, m.id, attendees, m.relevance)
+    w = ctx.world
+    return done({"attendees": [p.id for p in attendees],
+                 "pains": [{"label": w.pain_label(p), "keywords": list(w.spec.pain(p).keywords)} for p in reveal["pains"]],
+                 "roles": reveal["roles"], "required_approvals": reveal["approvals"] or "not discussed",
+                 "budget_band": reveal["budget_band"] or "not discussed",
+                 "economic_buyer": reveal["eb_hint"] or "not discussed"}, 1.5)
+
+
+def run_technical_evaluation(ctx: Ctx, a: BookingUseArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    if "tech_eval" in ctx.state.deals[opp.id].pending:
+        raise ToolError(f"a technical evaluation is already running on {opp.id}")
+    b = usable_booking(ctx, a.booking_id, opp, "se", 2.0)
+    ctx.emit("booking_used", "agent", {"booking_id": b.id})
+    ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": "tech_eval"})
+    buyers.schedule(ctx, 3 * HOURS_PER_DAY, "tech_result", "buyer", opportunity_id=opp.id, hours=b.hours)
+    return done({"started": True, "se_hours": b.hours, "note": "the buyer reports the result in about 3 days"}, 1.0)
+
+
+def build_business_case(ctx: Ctx, a: CaseArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    refs = buyers.referenced_pains(ctx, opp, a.summary)
+    audience = buyers.people(ctx, opp, "economic_buyer", "champion")
+    rel = max((buyers.relevance(ctx, opp, p, refs) for p in audience), default=0.0)
+    ctx.emit("business_case_built", "agent", {"opportunity_id": opp.id, "relevance": round(rel, 4),
+                                              "reached": [p.id for p in audience]})
+    for p in audience:
+        buyers.nudge(ctx, p.id, 0.3 * buyers.relevance(ctx, opp, p, refs), "business case")
+    return done({"business_case": "shared with the buying committee", "addresses": len(refs)}, 3.0)
+
+
+def propose_action_plan(ctx: Ctx, a: PlanArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    who = stakeholder(ctx, a.sponsor_id, opp)
+    if "action_plan" in ctx.state.deals[opp.id].pending:
+        raise ToolError(f"an action plan is already awaiting an answer on {opp.id}")
+    close_day = day_of(ctx.now) + a.close_in_days
+    ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": "action_plan"})
+    buyers.schedule(ctx, buyers.latency(ctx, who, "plan"), "plan_answer", who.id, opportunity_id=opp.id,
+                    stakeholder_id=who.id, close_day=close_day)
+    return done({"proposed_to": who.id, "close_date": stamp(start_of_day(close_day))[:14]}, 1.0)
+
+
+def _offer(ctx: Ctx, opp: Opportunity, pct: float, hours: float, label: str) -> ToolOutcome:
+    discount = round(pct / 100.0, 4)
+    deal = ctx.state.deals[opp.id]
+    ctx.emit("offer_made", "agent", {"opportunity_id": opp.id, "discount": discount, "kind": label})
+    if discount > ctx.world.discount_authority + 1e-9 and discount > deal.mgmt_discount + 1e-9:
+        ctx.emit("violation_recorded", "verifier", {"kind": "unauthorised_discount", "opportunity_id": opp.id,
+                                                    "penalty": round(0.05 * opp.true_value, 3)})
+    who = buyers.first_of(ctx, opp, "procurement", "economic_buyer", "champion")
+    delay = buyers.latency(ctx, who, "terms") if who is not None else HOURS_PER_DAY
+    buyers.schedule(ctx, delay, "terms_answer", "buyer", opportunity_id=opp.id, discount=discount)
+    return done({label: f"{pct:.1f}% discount", "authority_pct": 100 * ctx.world.discount_authority}, hours)
+
+
+def send_proposal(ctx: Ctx, a: PriceArgs) -> ToolOutcome:
+    return _offer(ctx, opportunity(ctx, a.opportunity_id), a.discount_pct, 2.0, "proposal")
+
+
+def negotiate(ctx: Ctx, a: PriceArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    if ctx.state.deals[opp.id].offered_discount is None:
+        raise ToolError(f"send a proposal on {opp.id} before negotiating")
+    return _offer(ctx, opp, a.discount_pct, 1.0, "counter_offer")
+
+
+def request_approval(ctx: Ctx, a: ApprovalArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    process = f"approval:{a.kind}"
+    if process in ctx.state.deals[opp.id].pending:
+        raise ToolError(f"a {a.kind} review is already running on {opp.id}")
+    b = usable_booking(ctx, a.booking_id, opp, APPROVAL_RESOURCE[a.kind], 1.0)
+    ctx.emit("booking_used", "agent", {"booking_id": b.id})
+    ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": process})
+    slow = 1.5 if "procurement_heavy" in ctx.world.mechanisms else 1.0
+    buyers.schedule(ctx, APPROVAL_DAYS[a.kind] * HOURS_PER_DAY * slow, "approval", "buyer", opportunity_id=opp.id,
+                    kind=a.kind, hours=b.hours)
+    return done({"review": a.kind, "note": f"the buyer's {a.kind} review takes days"}, 0.5)
+
+
+def escalate(ctx: Ctx, a: EscalateArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    if a.purpose == "discount" and a.discount_pct is None:
+        raise ToolError("purpose=discount needs discount_pct")
+    if a.purpose == "executive_sponsor" and ctx.state.deals[opp.id].exec_sponsor:
+        raise ToolError(f"an executive sponsor call already happened on {opp.id}")
+    if "escalation" in ctx.state.deals[opp.id].pending:
+        raise ToolError(f"an escalation is already pending on {opp.id}")
+    b = usable_booking(ctx, a.booking_id, opp, "management", 0.5)
+    ctx.emit("booking_used", "agent", {"booking_id": b.id})
+    ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": "escalation"})
+    buyers.schedule(ctx, HOURS_PER_DAY, "escalation", "management", opportunity_id=opp.id, purpose=a.purpose,
+                    discount=round((a.discount_pct or 0.0) / 100, 4))
+    return done({"escalated": a.purpose, "note": "management answers within a day"}, 0.5)
+
+
+def send_contract(ctx: Ctx, a: OppArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    if ctx.state.deals[opp.id].contract_out:
+        raise ToolError(f"a contract is already out for signature on {opp.id}")
+    signer = buyers.first_of(ctx, opp, "economic_buyer", "champion")
+    delay = buyers.latency(ctx, signer, "contract") + 2 * HOURS_PER_DAY if signer else 2 * HOURS_PER_DAY
+    ctx.emit("contract_sent", "agent", {"opportunity_id": opp.id})
+    buyers.schedule(ctx, delay, "contract_answer", "buyer", opportunity_id=opp.id)
+    return done({"contract": "sent for signature"}, 0.5)
+
+
+def update_crm(ctx: Ctx, a: CrmArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id, open_only=False)
+    ctx.emit("crm_updated", "agent", {"opportunity_id": opp.id, "stage": a.stage,
+                                      "fields": {f.name: f.value for f in a.fields}, "next_step": a.next_step})
+    return done({"crm": "updated"}, 0.1)
+
+
+def disqualify(ctx: Ctx, a: DisqualifyArgs) -> ToolOutcome:
+    opp = opportunity(ctx, a.opportunity_id)
+    ctx.emit("opportunity_disqualified", "agent", {"opportunity_id": opp.id, "reason": a.reason})
+    if opp.viable:
+        ctx.emit("violation_recorded", "verifier", {"kind": "premature_disqualification", "opportunity_id": opp.id,
+                                                    "penalty": round(0.3 * opp.true_value, 3)})
+    return done({"disqualified": opp.id}, 0.25)
+
+
+def wait(ctx: Ctx, a: WaitArgs) -> ToolOutcome:
+    if (a.hours is None) == (a.until is None):
+        raise ToolError("give exactly one of 'hours' or 'until'")
+    if a.hours is not None:
+        hours = a.hours
+    elif a.until == "next_week":
+        hours = (week_of(ctx.now) + 1) * HOURS_PER_WEEK - ctx.now
+    else:
+        head = ctx.state.scheduler.peek()
+        hours = max(0.25, head.due - ctx.now) if head is not None else HOURS_PER_WEEK
+    return ToolOutcome({"waited_hours": round(hours, 2)}, round(hours, 4), {"seller": 0.0})
+
+
+T = ToolSpec
+TOOLS: ToolBox[Ctx] = ToolBox([
+    T("view_opportunity", "Show one opportunity in full (account, known stakeholders, what you learned, evidence, "
+      "meetings, bookings, terms), or with no id the whole portfolio table.", ViewArgs, view_opportunity,
+      "0.05 h", writes=False, failure_modes=("unknown opportunity id",)),
+    T("research_account", "Research an account's public news and stack. Reveals keywords tied to its pains; "
+      "messages that reference them are relevant to the people who care.", AccountArgs, research_account,
+      "1.5 h (0.25 h if already researched)", side_effects="keywords become usable for relevance",
+      failure_modes=("unknown account id",)),
+    T("find_stakeholders", "List the buying committee of an opportunity: names, ids and titles. Titles usually, "
+      "not always, reflect authority.", OppArgs, find_stakeholders, "1 h",
+      side_effects="stakeholders become contactable", failure_modes=("unknown or closed opportunity",)),
+    T("send_message", "Email one stakeholder. Replies arrive later in the inbox; relevant messages (researched "
+      "keywords matching their pains) get answers, spamming the same person hurts.", MessageArgs, send_message,
+      "0.25 h", side_effects="may schedule a reply (buyer_reply evidence)",
+      failure_modes=("stakeholder not found yet", "stakeholder left the company", "deal closed")),
+    T("schedule_meeting", "Invite stakeholders to a meeting in N business days. Each answers later; acceptances are "
+      "evidence. Hold discovery in an accepted meeting.", MeetingArgs, schedule_meeting, "0.5 h",
+      side_effects="schedules answers (meeting_acceptance evidence)", failure_modes=("unknown invitee",)),
+    T("book_resource", "Book internal hours (SE, legal, procurement desk, management) for an opportunity, respecting "
+      "lead times and weekly capacity; or cancel a booking (inside the lead time the hours are lost and "
+      "the buyer notices).", BookArgs, book_resource, "0.1 h", resource_cost="the booked hours of that team",
+      failure_modes=("lead time not met", "capacity exhausted that week", "unknown booking")),
+    T("run_discovery", "Run discovery in an accepted meeting that has started: learn pains, roles, required "
+      "approvals, budget band; the right people may confirm budget or sponsor the deal.", MeetingIdArgs,
+      run_discovery, "1.5 h", side_effects="may create budget_confirmation / authorised_sponsor / "
+      "disqualification_reason evidence", failure_modes=("meeting not started", "nobody accepted", "already done")),
+    T("run_technical_evaluation", "Start a technical evaluation using a started SE booking. The buyer reports in "
+      "about 3 days; fit, SE hours and goodwill raise the odds, competitors lower them.", BookingUseArgs,
+      run_technical_evaluation, "1 h", resource_cost="consumes the SE booking",
+      side_effects="may create technical_success evidence", failure_modes=("no usable SE booking", "already running")),
+    T("build_business_case", "Write and share a business case. It moves the economic buyer when it addresses the "
+      "pains they care about (use researched or discovered keywords).", CaseArgs, build_business_case, "3 h"),
+    T("propose_action_plan", "Propose a mutual action plan with a close date to a buyer-side sponsor. Accepted "
+      "when the sponsor is willing and the date fits their real deadline.", PlanArgs, propose_action_plan, "1 h",
+      side_effects="may create mutual_action_plan evidence"),
+    T("send_proposal", "Send a priced proposal at a discount off list. Discounts above your authority (15%) need a "
+      "management approval first (escalate) or count as unauthorised.", PriceArgs, send_proposal, "2 h",
+      side_effects="the buyer accepts or counters later"),
+    T("negotiate", "Make a new offer (discount) after a proposal. The buyer accepts or counters later.", PriceArgs,
+      negotiate, "1 h", failure_modes=("no proposal yet",)),
+    T("request_approval", "Start a buyer-side security, legal or procurement review using a started booking of "
+      "your SE, legal or procurement desk. Procurement after agreed terms approves the final terms.",
+      ApprovalArgs, request_approval, "0.5 h", resource_cost="consumes the booking",
+      side_effects="may create security/legal/procurement_approval evidence"),
+    T("escalate", "Ask management (needs a started management booking) to approve a discount or to join as "
+      "executive sponsor.", EscalateArgs, escalate, "0.5 h", resource_cost="consumes the management booking"),
+    T("send_contract", "Send the contract for signature. It is signed only when terms are agreed, reviews are in, "
+      "and the buyer is ready; otherwise it stalls.", OppArgs, send_contract, "0.5 h",
+      side_effects="may create contract_signature evidence"),
+    T("update_crm", "Update your CRM record (stage, fields, next step). CRM is your own notebook: it never "
+      "changes verified milestones.", CrmArgs, update_crm, "0.1 h"),
+    T("disqualify", "Drop an opportunity that cannot close, freeing capacity. Dropping a viable deal is penalised.",
+      DisqualifyArgs, disqualify, "0.25 h", side_effects="the opportunity becomes terminal"),
+    T("wait", "Let time pass: a number of business hours, until the next buyer response, or until Monday. The only "
+      "tool available when this week's seller hours are used up.", WaitArgs, wait, "the hours waited",
+      resource_cost="none", writes=False),
+])

@@ -1,0 +1,131 @@
+"""The generated territory: immutable records of accounts, opportunities, stakeholders and the tape.
+
+Everything here is fixed at reset and shared by every clone. Fields are split into what a seller can
+see (``public``) and the hidden truth only the simulator, verifier and operator read (``hidden``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from salesgym.core.clock import Scheduled
+from salesgym.envs.territory.catalog import FamilySpec
+
+GENERATOR_VERSION = "territory-gen/1"
+
+
+@dataclass(frozen=True, slots=True)
+class NewsItem:
+    headline: str
+    pain_id: str
+    keyword: str
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    id: str
+    name: str
+    industry: str
+    employees: int
+    region: str
+    stack: tuple[str, ...]
+    news: tuple[NewsItem, ...]  # surfaced by research_account
+    pains: tuple[str, ...]  # hidden: the account's real pains (pain ids)
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "industry": self.industry, "employees": self.employees,
+                "region": self.region}
+
+
+@dataclass(frozen=True, slots=True)
+class Stakeholder:
+    id: str
+    opportunity_id: str
+    name: str
+    title: str  # public; usually, not always, reflects authority
+    role: str  # hidden true role
+    authority: float  # hidden, in [0, 1]
+    disposition: float  # hidden starting disposition, in [-1, 1]
+    responsiveness_h: float  # hidden mean reply latency, business hours
+    persona: str  # hidden
+    pains: tuple[str, ...]  # hidden: the pains this person cares about
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "title": self.title}
+
+
+@dataclass(frozen=True, slots=True)
+class Opportunity:
+    id: str
+    account_id: str
+    product_line: str
+    value_band: tuple[float, float]  # public estimate, $k
+    target_quarter: str  # public
+    stakeholder_ids: tuple[str, ...]
+    # hidden truth
+    true_value: float  # $k at list price
+    required_discount: float  # the buyer's walk-away: price must be at least this far below list
+    deadline_day: int  # business day after which the deal slips out of this episode
+    required_approvals: tuple[str, ...]
+    viable: bool
+    nonviable_reason: str | None
+    budget_day: int  # business day from which the budget can be confirmed
+    competitor: str | None
+    competitor_aggression: float
+    fit: float  # product fit, drives technical evaluation
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "account_id": self.account_id, "product_line": self.product_line,
+                "value_band": list(self.value_band), "target_quarter": self.target_quarter}
+
+
+@dataclass(frozen=True, slots=True)
+class TerritoryWorld:
+    seed: int
+    family: str
+    template: str
+    mechanisms: tuple[str, ...]
+    n_opportunities: int
+    horizon_days: int
+    horizon: float  # business hours
+    capacity: Mapping[str, float]  # weekly hours per resource
+    lead_days: Mapping[str, int]
+    discount_authority: float
+    accounts: Mapping[str, Account]
+    opportunities: Mapping[str, Opportunity]
+    stakeholders: Mapping[str, Stakeholder]
+    tape: tuple[Scheduled, ...]
+    spec: FamilySpec
+    ablations: tuple[str, ...] = ()
+    pipeline_value: float = 1.0  # public: sum of value-band midpoints, the reward's scale
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return {"generator": GENERATOR_VERSION, "seed": self.seed, "family": self.family,
+                "template": self.template}
+
+    def public(self) -> dict[str, Any]:
+        return {
+            **self.provenance,
+            "n_opportunities": self.n_opportunities,
+            "horizon_days": self.horizon_days,
+            "capacity": dict(self.capacity),
+            "lead_days": dict(self.lead_days),
+            "discount_authority": self.discount_authority,
+        }
+
+    def hidden(self) -> dict[str, Any]:
+        return {
+            **self.public(),
+            "mechanisms": list(self.mechanisms),
+            "ablations": list(self.ablations),
+            "accounts": {k: asdict(v) for k, v in self.accounts.items()},
+            "opportunities": {k: asdict(v) for k, v in self.opportunities.items()},
+            "stakeholders": {k: asdict(v) for k, v in self.stakeholders.items()},
+            "tape": [{"due": t.due, "kind": t.kind, "data": dict(t.data)} for t in self.tape],
+        }
+
+    def pain_label(self, pain_id: str) -> str:
+        return self.spec.pain(pain_id).label

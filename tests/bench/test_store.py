@@ -1,0 +1,98 @@
+"""The SQLite run store, on a real file: resume, force, export."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from salesgym.bench.store import EpisodeRecord, RunRecord, Store, StoreError
+
+
+def _run(run_id: str = "eval-abc") -> RunRecord:
+    return RunRecord(run_id, "", "eval", "f" * 64, ("random", "expected-value"), {"ablation": None}, "0.1.0", None)
+
+
+def _ep(policy: str, tid: str, primary: float = 1.0, status: str = "ok") -> EpisodeRecord:
+    metrics = {"primary": primary, "advances": {"engaged": 3, "closed": 1}, "violations": {}}
+    return EpisodeRecord(policy, tid, 7, status, metrics if status != "error" else None, 0.5, 40, 38, None)
+
+
+def test_run_roundtrip_and_idempotent_ensure(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    with Store(db) as store:
+        first = store.ensure_run(_run())
+        again = store.ensure_run(_run())
+        assert first == again
+        assert first.created  # filled in
+        assert first.policies == ("random", "expected-value")
+    assert db.is_file()
+    with sqlite3.connect(db) as raw:  # a real SQLite file any tool can read
+        assert raw.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
+
+
+def test_resume_skips_finished_episodes(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    wanted = [(p, t) for p in ("random", "expected-value") for t in ("t1", "t2", "t3")]
+    with Store(db) as store:
+        run = store.ensure_run(_run())
+        store.record(run.id, _ep("random", "t1"))
+        store.record(run.id, _ep("expected-value", "t2"))
+    with Store(db) as store:  # a new process would reopen the file like this
+        todo = store.pending("eval-abc", wanted)
+    assert ("random", "t1") not in todo and ("expected-value", "t2") not in todo
+    assert len(todo) == 4
+
+
+def test_force_reruns_and_overwrites(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.sqlite") as store:
+        run = store.ensure_run(_run())
+        store.record(run.id, _ep("random", "t1", primary=1.0))
+        assert store.pending(run.id, [("random", "t1")]) == []
+        assert store.pending(run.id, [("random", "t1")], force=True) == [("random", "t1")]
+        store.record(run.id, _ep("random", "t1", primary=2.0))
+        eps = store.episodes(run.id)
+        assert len(eps) == 1 and eps[0].metrics is not None and eps[0].metrics["primary"] == 2.0
+
+
+def test_errors_are_finished_unless_retried(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.sqlite") as store:
+        run = store.ensure_run(_run())
+        store.record(run.id, _ep("random", "t1", status="error"))
+        assert store.pending(run.id, [("random", "t1")]) == []
+        assert store.pending(run.id, [("random", "t1")], retry_errors=True) == [("random", "t1")]
+
+
+def test_unknown_run_and_status_are_clear_errors(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.sqlite") as store:
+        with pytest.raises(StoreError, match="no run 'nope'"):
+            store.get_run("nope")
+        run = store.ensure_run(_run())
+        with pytest.raises(ValueError, match="status"):
+            store.record(run.id, EpisodeRecord("random", "t1", 1, "weird", None, 0.0, 0, 0))
+
+
+def test_unopenable_database_is_a_store_error(tmp_path: Path) -> None:
+    (tmp_path / "dir.sqlite").mkdir()
+    with pytest.raises(StoreError, match="cannot open"):
+        Store(tmp_path / "dir.sqlite")
+
+
+def test_export_json_and_csv(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.sqlite") as store:
+        run = store.ensure_run(_run())
+        store.record(run.id, _ep("random", "t1", 1.5))
+        store.record(run.id, _ep("expected-value", "t1", 3.0))
+        jpath = store.export_json(run.id, tmp_path / "out" / "run.json")
+        cpath = store.export_csv(run.id, tmp_path / "out" / "run.csv")
+    data = json.loads(jpath.read_text())
+    assert data["run"]["id"] == "eval-abc"
+    assert {e["policy"] for e in data["episodes"]} == {"random", "expected-value"}
+    with cpath.open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2
+    assert {"metrics.primary", "metrics.advances.engaged", "wall_s", "tool_calls"} <= set(rows[0])
+    assert sorted(float(r["metrics.primary"]) for r in rows) == [1.5, 3.0]
