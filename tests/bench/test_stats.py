@@ -18,7 +18,7 @@ def test_summary_of_known_sample() -> None:
     assert s.mean == pytest.approx(4.0)
     assert s.median == pytest.approx(3.0)
     assert s.ci_low < s.mean < s.ci_high
-    assert 1.0 <= s.ci_low and s.ci_high <= 10.0
+    assert s.ci_low >= 1.0 and s.ci_high <= 10.0
 
 
 @settings(max_examples=40, deadline=None)

@@ -171,7 +171,7 @@ def bench(
     def on_plan(todo: int, done: int) -> None:
         progress.update(task, total=todo)
         if done:
-            err.print(f"resuming: {done} episode(s) already in {db}, {todo} to play", highlight=False)
+            err.print(f"resuming: {done} episode(s) already in {db}, {todo} to play", highlight=False, soft_wrap=True)
 
     def on_result(rec: EpisodeRecord) -> None:
         if rec.status == "error":
@@ -213,10 +213,10 @@ def bench(
     a = an.analyse(eps, list(names), reference=suite.reference, exploits=suite.exploits)
     title = f"{manifest.name}: primary score per policy (run {run_id})" + (f", ablation {abl}" if abl else "")
     out.print(_leaderboard(a, title))
-    out.print(an.exploit_line(a), highlight=False)
+    out.print(an.exploit_line(a), highlight=False, soft_wrap=True)
     for note in a.notes:
         out.print(f"[dim]note: {note}[/]")
-    out.print(f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}", highlight=False)
+    out.print(f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}", highlight=False, soft_wrap=True)
     failed = [e for e in eps if e.status == "error"]
     if failed:
         first = (failed[0].error or "").strip().splitlines()[0] if failed[0].error else "unknown"
@@ -251,7 +251,7 @@ def report(
         _fail(str(e))
     finally:
         store.close()
-    out.print(f"wrote {files.markdown} and {files.html}", highlight=False)
+    out.print(f"wrote {files.markdown} and {files.html}", highlight=False, soft_wrap=True)
 
 
 def export(
@@ -273,7 +273,7 @@ def export(
         _fail(str(e))
     finally:
         store.close()
-    out.print(f"wrote {path}", highlight=False)
+    out.print(f"wrote {path}", highlight=False, soft_wrap=True)
 
 
 def runs(db: DbPath = DEFAULT_DB) -> None:
@@ -304,14 +304,14 @@ def splits_verify(splits_dir: SplitsDir = None) -> None:
     bad = 0
     for c in checks:
         if c.ok:
-            out.print(f"[green]ok[/]    {c.path}  {c.message[4:]}", highlight=False)
+            out.print(f"[green]ok[/]    {c.path}  {c.message[4:]}", highlight=False, soft_wrap=True)
         else:
             bad += 1
-            err.print(f"[bold red]FAIL[/]  {c.path}: {c.message}", highlight=False)
+            err.print(f"[bold red]FAIL[/]  {c.path}: {c.message}", highlight=False, soft_wrap=True)
     manifests = {c.manifest.name: c.manifest for c in checks if c.manifest is not None}
     problems = sp.rule_violations(manifests)
     for p in problems:
-        err.print(f"[bold red]FAIL[/]  rule: {p}", highlight=False)
+        err.print(f"[bold red]FAIL[/]  rule: {p}", highlight=False, soft_wrap=True)
     if bad or problems:
         _fail(f"{bad} manifest(s) failed, {len(problems)} rule violation(s)")
     out.print(f"{len(checks)} manifest(s) verified; split rules hold")
@@ -354,7 +354,7 @@ def splits_generate(
     if changed and not force:
         _fail(f"{target}: would change frozen split(s) {', '.join(changed)}; pass --force to overwrite")
     for path in splitgen.write_all(manifests, target):
-        out.print(f"wrote {path}", highlight=False)
+        out.print(f"wrote {path}", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

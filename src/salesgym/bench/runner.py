@@ -8,6 +8,7 @@ store, one committed row per finished episode, which is what makes interrupted r
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -15,7 +16,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Protocol
@@ -205,32 +206,10 @@ class RayBackend:
     workers: int | None = None
     name: str = "ray"
     episode_fn: Callable[[EpisodeSpec], EpisodeRecord] = run_episode
-    _extra_env: dict[str, str] = field(default_factory=dict)
 
     def run(self, specs: Sequence[EpisodeSpec]) -> Iterator[EpisodeRecord]:
-        try:
-            import ray
-        except ImportError as err:
-            raise BenchError("the ray backend needs Ray: pip install 'salesgym[ray]'") from err
-        started_here = not ray.is_initialized()
-        if started_here:
-            src = str(Path(__file__).resolve().parents[2])
-            pythonpath = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p)
-            kwargs: dict[str, Any] = {
-                "include_dashboard": False,
-                "logging_level": logging.ERROR,
-                "log_to_driver": False,
-                "runtime_env": {"env_vars": {"PYTHONPATH": pythonpath, **self._extra_env}},
-            }
-            if self.address:
-                kwargs["address"] = self.address
-            elif self.workers:
-                kwargs["num_cpus"] = self.workers
-            try:
-                ray.init(**kwargs)
-            except Exception as err:
-                where = self.address or "a local cluster"
-                raise BenchError(f"cannot start Ray on {where}: {err}") from err
+        started_here = init_ray(self.address, self.workers)
+        import ray  # init_ray has checked it is installed
         try:
             task = ray.remote(num_cpus=1, max_retries=0)(self.episode_fn)
             refs = {task.remote(s): s for s in specs}
@@ -258,12 +237,45 @@ class RayBackend:
                 ray.shutdown()
 
 
+def init_ray(address: str | None = None, workers: int | None = None) -> bool:
+    """Connect to ``address`` or start a local cluster (``workers`` CPUs); True if this call started Ray.
+
+    Workers of a local cluster get this package's source directory on ``PYTHONPATH``, so an uninstalled
+    checkout works too; a remote cluster must have salesgym installed.
+    """
+    try:
+        import ray
+    except ImportError as err:
+        raise BenchError("the ray backend needs Ray: pip install 'salesgym[ray]'") from err
+    if ray.is_initialized():
+        return False
+    src = str(Path(__file__).resolve().parents[2])
+    pythonpath = os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH", "")) if p)
+    kwargs: dict[str, Any] = {
+        "include_dashboard": False,
+        "logging_level": logging.ERROR,
+        "log_to_driver": False,
+        "runtime_env": {"env_vars": {"PYTHONPATH": pythonpath}},
+    }
+    if address:
+        kwargs["address"] = address
+    elif workers:
+        kwargs["num_cpus"] = workers
+    try:
+        ray.init(**kwargs)
+    except Exception as err:
+        raise BenchError(f"cannot start Ray on {address or 'a local cluster'}: {err}") from err
+    return True
+
+
 def make_backend(name: str, workers: int, address: str | None = None) -> Backend:
     if name == "local":
         if address:
             raise BenchError("--ray-address only applies to --backend ray")
         return LocalBackend(workers=workers)
     if name == "ray":
+        if importlib.util.find_spec("ray") is None:
+            raise BenchError("the ray backend needs Ray: pip install 'salesgym[ray]'")
         return RayBackend(address=address, workers=workers)
     raise BenchError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
 

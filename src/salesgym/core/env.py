@@ -35,8 +35,11 @@ SECRET_ENV = "SALESGYM_VERIFIER_SECRET"
 class World(Protocol):
     """Immutable generated world: shared by every clone, never changed by an episode."""
 
-    seed: int
-    horizon: float  # business hours
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def horizon(self) -> float: ...  # business hours
 
     @property
     def tape(self) -> Sequence[Scheduled]: ...
@@ -74,7 +77,9 @@ class Family(Protocol[W, S]):
 
     def potential(self, state: S, world: W) -> float: ...
 
-    def reward(self, ctx: Context[W, S], phi_before: float, phi_after: float, dt: float, new: Sequence[Event]) -> float: ...
+    def reward(
+        self, ctx: Context[W, S], phi_before: float, phi_after: float, dt: float, new: Sequence[Event]
+    ) -> float: ...
 
     def score(self, world: W, state: S, log: EventLog, verifier: Verifier) -> dict[str, Any]: ...
 
@@ -105,7 +110,9 @@ class Context(Generic[W, S]):
         if self._pending_draws:
             body["draws"] = [list(k) for k in self._pending_draws]
             self._pending_draws.clear()
-        event = Event(self.state.seq, self.state.now if time is None else time, kind, actor, body, self.world_provenance)
+        event = Event(
+            self.state.seq, self.state.now if time is None else time, kind, actor, body, self.world_provenance
+        )
         self.log.append(event)
         apply_event(self.family, self.state, self.world, event)
         return event
@@ -114,9 +121,7 @@ class Context(Generic[W, S]):
     def world_provenance(self) -> str:
         return f"{self.family.name}:{self.world.seed}"
 
-    def issue_evidence(
-        self, kind: EvidenceType, subject: str, source_actor: str, claim: Mapping[str, Any]
-    ) -> Evidence:
+    def issue_evidence(self, kind: EvidenceType, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:
         """Buyer actors only: create a signed evidence record and emit it."""
         evidence = self._verifier.issue(f"evd{self.state.seq:06d}", kind, subject, source_actor, self.now, claim)
         self.emit("evidence_recorded", source_actor, {"evidence": evidence.to_dict()})
@@ -167,7 +172,9 @@ class Environment(Generic[W, S]):
         self._last_obs: Observation = {}
 
     # -- lifecycle ---------------------------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+    def reset(
+        self, seed: int | None = None, options: Mapping[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "big")
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -200,16 +207,24 @@ class Environment(Generic[W, S]):
                 raise RuntimeError(f"tool refused after emitting events: {err.reason}") from err
             ctx._pending_draws.clear()
             tool = action.get("tool") if isinstance(action, Mapping) else None
-            event = ctx.emit("invalid_action", "agent", {"reason": err.reason, "tool": tool if isinstance(tool, str) else None})
+            event = ctx.emit(
+                "invalid_action", "agent", {"reason": err.reason, "tool": tool if isinstance(tool, str) else None}
+            )
             result = ToolResult("error", state.seq, 0.0, {}, (event.id,), {"error": err.reason})
             if state.invalid_actions >= self.invalid_action_limit:
-                ctx.emit("episode_ended", "env", {"terminated": False, "truncated": True, "why": "invalid-action ceiling"})
+                ctx.emit(
+                    "episode_ended", "env", {"terminated": False, "truncated": True, "why": "invalid-action ceiling"}
+                )
         else:
             ctx.emit(
                 "tool_completed",
                 "agent",
-                {"tool": spec.name, "args": args.model_dump(mode="json"), "time_cost": outcome.time_cost,
-                 "resource_cost": dict(outcome.resource_cost)},
+                {
+                    "tool": spec.name,
+                    "args": args.model_dump(mode="json"),
+                    "time_cost": outcome.time_cost,
+                    "resource_cost": dict(outcome.resource_cost),
+                },
             )
             self._advance(ctx, state.now + outcome.time_cost)
             ids = tuple(f"ev{s:06d}" for s in range(start, state.seq))
@@ -234,15 +249,29 @@ class Environment(Generic[W, S]):
             if item is None:
                 break
             if item is exo:
-                ctx.emit("tape_item_due", "world", {"index": state.tape_index, "what": item.kind}, time=max(item.due, state.now))
+                ctx.emit(
+                    "tape_item_due",
+                    "world",
+                    {"index": state.tape_index, "what": item.kind},
+                    time=max(item.due, state.now),
+                )
             else:
-                ctx.emit("item_due", "world", {"item_id": item.item_id, "what": item.kind}, time=max(item.due, state.now))
+                ctx.emit(
+                    "item_due", "world", {"item_id": item.item_id, "what": item.kind}, time=max(item.due, state.now)
+                )
             self.family.fire(ctx, item)
         if target > state.now:
             ctx.emit("clock_advanced", "world", {"to": target}, time=target)
         if not state.terminated and (state.now >= world.horizon or self.family.is_over(state, world)):
-            ctx.emit("episode_ended", "env", {"terminated": True, "truncated": False,
-                                              "why": "horizon" if state.now >= world.horizon else "all opportunities terminal"})
+            ctx.emit(
+                "episode_ended",
+                "env",
+                {
+                    "terminated": True,
+                    "truncated": False,
+                    "why": "horizon" if state.now >= world.horizon else "all opportunities terminal",
+                },
+            )
 
     # -- clone and replay --------------------------------------------------------------------------
     def clone(self) -> Environment[W, S]:
@@ -250,7 +279,7 @@ class Environment(Generic[W, S]):
         state, _ = self._require()
         twin = Environment.__new__(Environment)
         twin.__dict__.update(self.__dict__)
-        twin._state = state.fork()  # type: ignore[assignment]
+        twin._state = state.fork()
         twin._log = self._log.fork()
         return twin
 

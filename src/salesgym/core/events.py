@@ -55,7 +55,7 @@ class SequenceGap(ValueError):
 class EventLog:
     """Append-only sequence of events; ``fork`` shares every frozen chunk with the original."""
 
-    __slots__ = ("_chunks", "_tail", "_n")
+    __slots__ = ("_chunks", "_n", "_tail")
 
     def __init__(self) -> None:
         self._chunks: list[tuple[Event, ...]] = []

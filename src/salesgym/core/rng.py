@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _SCALE = float(1 << 53)
 
@@ -27,6 +31,43 @@ def uniform(seed: int, *key: object) -> float:
     return (stream_seed(seed, *key) >> 11) / _SCALE
 
 
-def stream(seed: int, *key: object) -> random.Random:
-    """A sequential generator for one purpose (used by world generation, where draws are ordered)."""
-    return random.Random(stream_seed(seed, *key))
+class Dice:
+    """A sequential generator for one purpose (world generation, where draws are ordered).
+
+    The same method names as ``random.Random`` but every draw is one call of the underlying uniform
+    generator, which is several times faster than ``Random.choice``/``sample`` and keeps reset cheap.
+    """
+
+    __slots__ = ("random",)
+
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed).random
+
+    def uniform(self, a: float, b: float) -> float:
+        return a + (b - a) * self.random()
+
+    def randint(self, a: int, b: int) -> int:
+        return a + int(self.random() * (b - a + 1))
+
+    def choice(self, seq: Sequence[T]) -> T:
+        return seq[int(self.random() * len(seq))]
+
+    def sample(self, seq: Sequence[T], k: int) -> list[T]:
+        pool = list(seq)
+        n = len(pool)
+        if not 0 <= k <= n:
+            raise ValueError(f"sample size {k} out of range for {n} items")
+        for i in range(k):
+            j = i + int(self.random() * (n - i))
+            pool[i], pool[j] = pool[j], pool[i]
+        return pool[:k]
+
+    def shuffle(self, items: list[T]) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = int(self.random() * (i + 1))
+            items[i], items[j] = items[j], items[i]
+
+
+def stream(seed: int, *key: object) -> Dice:
+    """The generator for the stream named by ``key`` under ``seed``."""
+    return Dice(stream_seed(seed, *key))

@@ -54,7 +54,7 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, Scheduler):
         return [to_plain(item) for item in value.pending()]
     if isinstance(value, Scheduled) or dataclasses.is_dataclass(value):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple) and hasattr(value, "_asdict"):
         return {k: to_plain(v) for k, v in value._asdict().items()}
     if isinstance(value, Mapping):

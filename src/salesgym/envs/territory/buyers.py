@@ -61,12 +61,14 @@ def relevance(ctx: Ctx, opp: Opportunity, who: Stakeholder, refs: set[str]) -> f
         return 0.0
     hit = len(refs & set(who.pains)) / len(who.pains)
     real = refs & set(ctx.world.accounts[opp.account_id].pains)
-    return hit * (len(real) / len(refs)) ** 0.5
+    return float(hit * (len(real) / len(refs)) ** 0.5)
 
 
 def is_champion_engaged(ctx: Ctx, opp: Opportunity) -> bool:
     return any(
-        ctx.world.stakeholders[sid].role == "champion" and ctx.state.people[sid].engaged and not ctx.state.people[sid].left
+        ctx.world.stakeholders[sid].role == "champion"
+        and ctx.state.people[sid].engaged
+        and not ctx.state.people[sid].left
         for sid in opp.stakeholder_ids
     )
 
@@ -98,7 +100,7 @@ def notify(ctx: Ctx, opp_id: str, sender: str, kind: str, text: str) -> None:
 
 
 def latency(ctx: Ctx, who: Stakeholder, kind: str) -> float:
-    return who.responsiveness_h * (0.4 + 1.2 * ctx.draw("latency", who.id, kind))
+    return float(who.responsiveness_h * (0.4 + 1.2 * ctx.draw("latency", who.id, kind)))
 
 
 def record(ctx: Ctx, kind: EvidenceType, opp: Opportunity, source: str, claim: Mapping[str, Any]) -> None:
@@ -113,14 +115,20 @@ def update_milestone(ctx: Ctx, opp: Opportunity) -> None:
         return
     top = len(reached(ctx.world, opp, deal.evidence)) - 1
     if top > deal.milestone:
-        ctx.emit("milestone_advanced", "verifier", {"opportunity_id": opp.id, "from": deal.milestone, "to": top,
-                                                    "name": MILESTONES[top]})
+        ctx.emit(
+            "milestone_advanced",
+            "verifier",
+            {"opportunity_id": opp.id, "from": deal.milestone, "to": top, "name": MILESTONES[top]},
+        )
 
 
 def people(ctx: Ctx, opp: Opportunity, *roles: str) -> list[Stakeholder]:
     """Committee members still at the account with one of ``roles`` (in committee order)."""
-    return [ctx.world.stakeholders[sid] for sid in opp.stakeholder_ids
-            if ctx.world.stakeholders[sid].role in roles and not ctx.state.people[sid].left]
+    return [
+        ctx.world.stakeholders[sid]
+        for sid in opp.stakeholder_ids
+        if ctx.world.stakeholders[sid].role in roles and not ctx.state.people[sid].left
+    ]
 
 
 def first_of(ctx: Ctx, opp: Opportunity, *roles: str) -> Stakeholder | None:
@@ -137,6 +145,7 @@ def frozen(ctx: Ctx, opp: Opportunity) -> bool:
 
 # --- decisions taken when the seller acts ----------------------------------------------------------
 
+
 def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool:
     """Decide whether and when ``who`` replies; returns True if a reply is on its way."""
     d = ctx.state.people[who.id].disposition
@@ -147,8 +156,15 @@ def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool
     p = sigmoid(-1.2 + 2.5 * rel + 1.5 * d + 0.8 * engaged - 0.9 * max(0, tired - 2) - seniority_gap(ctx, opp, who))
     if ctx.draw("buyer", who.id, "reply") >= p:
         return False
-    schedule(ctx, latency(ctx, who, "reply"), "reply", who.id, opportunity_id=opp.id, stakeholder_id=who.id,
-             relevance=round(rel, 4))
+    schedule(
+        ctx,
+        latency(ctx, who, "reply"),
+        "reply",
+        who.id,
+        opportunity_id=opp.id,
+        stakeholder_id=who.id,
+        relevance=round(rel, 4),
+    )
     return True
 
 
@@ -156,27 +172,48 @@ def on_meeting_invite(ctx: Ctx, opp: Opportunity, meeting_id: str, invitees: Ite
     intro = 1.0 if is_champion_engaged(ctx, opp) else 0.0
     for who in invitees:
         person = ctx.state.people[who.id]
-        p = sigmoid(-0.8 + 1.8 * person.disposition + 1.2 * person.engaged + 1.0 * rel + 0.8 * intro
-                    - 0.5 * max(0, fatigue(ctx, who.id) - 2) - seniority_gap(ctx, opp, who))
+        p = sigmoid(
+            -0.8
+            + 1.8 * person.disposition
+            + 1.2 * person.engaged
+            + 1.0 * rel
+            + 0.8 * intro
+            - 0.5 * max(0, fatigue(ctx, who.id) - 2)
+            - seniority_gap(ctx, opp, who)
+        )
         accepted = ctx.draw("buyer", who.id, "meeting") < p
-        schedule(ctx, latency(ctx, who, "meeting") / 2, "meeting_answer", who.id, opportunity_id=opp.id,
-                 meeting_id=meeting_id, stakeholder_id=who.id, accepted=accepted)
+        schedule(
+            ctx,
+            latency(ctx, who, "meeting") / 2,
+            "meeting_answer",
+            who.id,
+            opportunity_id=opp.id,
+            meeting_id=meeting_id,
+            stakeholder_id=who.id,
+            accepted=accepted,
+        )
 
 
 def discovery(ctx: Ctx, opp: Opportunity, meeting_id: str, attendees: list[Stakeholder], rel: float) -> dict[str, Any]:
     """A discovery conversation: reveals what attendees know and may produce qualification evidence."""
     w, s = ctx.world, ctx.state
     roles = {p.role for p in attendees}
-    pains = sorted({pain for p in attendees for pain in p.pains} | (set(w.accounts[opp.account_id].pains)
-                                                                   if roles & {"champion", "economic_buyer"} else set()))
+    pains = sorted(
+        {pain for p in attendees for pain in p.pains}
+        | (set(w.accounts[opp.account_id].pains) if roles & {"champion", "economic_buyer"} else set())
+    )
     champion = next((p for p in attendees if p.role == "champion"), None)
     eb = first_of(ctx, opp, "economic_buyer")
     reveal: dict[str, Any] = {
-        "meeting_id": meeting_id, "opportunity_id": opp.id, "pains": pains,
+        "meeting_id": meeting_id,
+        "opportunity_id": opp.id,
+        "pains": pains,
         "roles": {p.id: p.role for p in attendees},
-        "approvals": sorted(opp.required_approvals) if roles & {"champion", "economic_buyer", "procurement", "legal",
-                                                                "security"} else None,
-        "budget_band": None, "eb_hint": None,
+        "approvals": sorted(opp.required_approvals)
+        if roles & {"champion", "economic_buyer", "procurement", "legal", "security"}
+        else None,
+        "budget_band": None,
+        "eb_hint": None,
     }
     if roles & {"champion", "economic_buyer"}:
         lo, hi = opp.true_value * 0.85, opp.true_value * 1.15
@@ -186,15 +223,26 @@ def discovery(ctx: Ctx, opp: Opportunity, meeting_id: str, attendees: list[Stake
     ctx.emit("discovery_held", "buyer", reveal)
     for p in attendees:
         nudge(ctx, p.id, 0.05 + 0.15 * rel, "useful discovery conversation")
-    budget_ok = ctx.now >= opp.budget_day * HOURS_PER_DAY and not frozen(ctx, opp) and \
-        opp.nonviable_reason != "no budget this fiscal year"
+    budget_ok = (
+        ctx.now >= opp.budget_day * HOURS_PER_DAY
+        and not frozen(ctx, opp)
+        and opp.nonviable_reason != "no budget this fiscal year"
+    )
     for p in attendees:
         person = s.people[p.id]
-        if budget_ok and p.role in ("economic_buyer", "champion") and person.disposition >= 0.0 and \
-                ctx.draw("buyer", p.id, "budget") < 0.8:
+        if (
+            budget_ok
+            and p.role in ("economic_buyer", "champion")
+            and person.disposition >= 0.0
+            and ctx.draw("buyer", p.id, "budget") < 0.8
+        ):
             record(ctx, E.BUDGET_CONFIRMATION, opp, p.id, {"statement": "budget is available for this purchase"})
-        if (p.role in ("economic_buyer", "champion") or p.authority >= 0.6) and person.disposition >= 0.3 and \
-                person.value_seen >= 0.3 and ctx.draw("buyer", p.id, "sponsor") < 0.85:
+        if (
+            (p.role in ("economic_buyer", "champion") or p.authority >= 0.6)
+            and person.disposition >= 0.3
+            and person.value_seen >= 0.3
+            and ctx.draw("buyer", p.id, "sponsor") < 0.85
+        ):
             record(ctx, E.AUTHORISED_SPONSOR, opp, p.id, {"statement": "I will sponsor this purchase internally"})
     if not opp.viable:
         speaker = champion or next((p for p in attendees if p.role == "economic_buyer"), None)
@@ -204,6 +252,7 @@ def discovery(ctx: Ctx, opp: Opportunity, meeting_id: str, attendees: list[Stake
 
 
 # --- scheduled happenings ---------------------------------------------------------------------------
+
 
 def fire(ctx: Ctx, item: Scheduled) -> None:
     """Resolve a scheduled buyer response or a pinned exogenous happening."""
@@ -224,8 +273,11 @@ def _reply(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     ctx.emit("buyer_replied", who.id, {"opportunity_id": opp.id, "stakeholder_id": who.id})
     nudge(ctx, who.id, 0.1 * data["relevance"], "relevant outreach")
     topic = ctx.world.pain_label(who.pains[0]) if data["relevance"] > 0 and who.pains else None
-    text = f"Thanks for reaching out - {topic} is on our agenda this quarter." if topic else \
-        "Thanks for the note. Happy to hear more."
+    text = (
+        f"Thanks for reaching out - {topic} is on our agenda this quarter."
+        if topic
+        else "Thanks for the note. Happy to hear more."
+    )
     notify(ctx, opp.id, who.id, "reply", text)
     record(ctx, E.BUYER_REPLY, opp, who.id, {"statement": "replied to the seller"})
 
@@ -233,11 +285,17 @@ def _reply(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
 def _meeting_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     who = ctx.world.stakeholders[data["stakeholder_id"]]
     accepted = bool(data["accepted"]) and not ctx.state.people[who.id].left
-    ctx.emit("meeting_answered", who.id, {"meeting_id": data["meeting_id"], "stakeholder_id": who.id,
-                                         "accepted": accepted})
+    ctx.emit(
+        "meeting_answered", who.id, {"meeting_id": data["meeting_id"], "stakeholder_id": who.id, "accepted": accepted}
+    )
     start = ctx.state.meetings[data["meeting_id"]].start
-    notify(ctx, opp.id, who.id, "meeting_accepted" if accepted else "meeting_declined",
-           f"{'Accepted' if accepted else 'Declined'}: meeting {data['meeting_id']} on {stamp(start)}")
+    notify(
+        ctx,
+        opp.id,
+        who.id,
+        "meeting_accepted" if accepted else "meeting_declined",
+        f"{'Accepted' if accepted else 'Declined'}: meeting {data['meeting_id']} on {stamp(start)}",
+    )
     if accepted:
         record(ctx, E.MEETING_ACCEPTANCE, opp, who.id, {"meeting_id": data["meeting_id"]})
 
@@ -275,8 +333,11 @@ def _plan_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
         notify(ctx, opp.id, who.id, "action_plan", f"Plan declined: {why}.")
 
 
-APPROVER_ROLES = {"security": ("security", "technical_evaluator"), "legal": ("legal", "economic_buyer"),
-                  "procurement": ("procurement", "economic_buyer")}
+APPROVER_ROLES = {
+    "security": ("security", "technical_evaluator"),
+    "legal": ("legal", "economic_buyer"),
+    "procurement": ("procurement", "economic_buyer"),
+}
 APPROVAL_EVIDENCE = {"security": E.SECURITY_APPROVAL, "legal": E.LEGAL_APPROVAL, "procurement": E.PROCUREMENT_APPROVAL}
 
 
@@ -290,8 +351,13 @@ def _approval(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     if ctx.draw("buyer", approver.id, f"approval:{kind}") < sigmoid(0.8 + 1.5 * d + 0.25 * data["hours"]):
         agreed = ctx.state.deals[opp.id].agreed_discount
         notify(ctx, opp.id, approver.id, "approval", f"{kind.capitalize()} review approved.")
-        record(ctx, APPROVAL_EVIDENCE[kind], opp, approver.id,
-               {"approval": kind, "final_terms": kind == "procurement" and agreed is not None})
+        record(
+            ctx,
+            APPROVAL_EVIDENCE[kind],
+            opp,
+            approver.id,
+            {"approval": kind, "final_terms": kind == "procurement" and agreed is not None},
+        )
     else:
         notify(ctx, opp.id, approver.id, "approval", f"{kind.capitalize()} review: changes requested; resubmit.")
 
@@ -352,14 +418,25 @@ def _escalation(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     if data["purpose"] == "discount":
         granted = data["discount"] <= 0.35
         if granted:
-            ctx.emit("escalation_granted", "management", {"opportunity_id": opp.id, "purpose": "discount",
-                                                          "discount": data["discount"]})
-        notify(ctx, opp.id, "management", "escalation",
-               f"Management {'approved' if granted else 'refused'} a discount up to {data['discount']:.0%}.")
+            ctx.emit(
+                "escalation_granted",
+                "management",
+                {"opportunity_id": opp.id, "purpose": "discount", "discount": data["discount"]},
+            )
+        notify(
+            ctx,
+            opp.id,
+            "management",
+            "escalation",
+            f"Management {'approved' if granted else 'refused'} a discount up to {data['discount']:.0%}.",
+        )
     else:
         eb = first_of(ctx, opp, "economic_buyer")
-        ctx.emit("escalation_granted", "management", {"opportunity_id": opp.id, "purpose": "executive_sponsor",
-                                                      "discount": 0.0})
+        ctx.emit(
+            "escalation_granted",
+            "management",
+            {"opportunity_id": opp.id, "purpose": "executive_sponsor", "discount": 0.0},
+        )
         if eb is not None:
             nudge(ctx, eb.id, 0.25, "executive sponsor call")
         notify(ctx, opp.id, "management", "escalation", "Our executive met your economic buyer.")
@@ -367,12 +444,16 @@ def _escalation(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
 
 # --- the pinned exogenous tape ------------------------------------------------------------------------
 
+
 def _competitor(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     """A competitor demo or price cut: hurts unless the seller was recently in touch (answered)."""
     recent = any(ctx.now - ctx.state.people[sid].last_contact < 5 * HOURS_PER_DAY for sid in opp.stakeholder_ids)
     damp = 0.5 if recent else 1.0
-    ctx.emit("competitor_moved", "world", {"opportunity_id": opp.id,
-                                           "pressure": round(0.03 * damp if "price" in data["kind"] else 0.0, 4)})
+    ctx.emit(
+        "competitor_moved",
+        "world",
+        {"opportunity_id": opp.id, "pressure": round(0.03 * damp if "price" in data["kind"] else 0.0, 4)},
+    )
     for who in people(ctx, opp, "technical_evaluator", "champion"):
         nudge(ctx, who.id, -0.12 * opp.competitor_aggression * damp, data["kind"])
     word = "demo" if data["kind"] == "competitor_demo" else "price cut"

@@ -29,8 +29,14 @@ class TerritoryRules:
         self.reward_config = reward_config
 
     def generate(self, seed: int, options: Mapping[str, Any]) -> TerritoryWorld:
-        return generate(seed, options["family"], options["template"], options["n_opportunities"],
-                        options["horizon_days"], tuple(options["ablations"]))
+        return generate(
+            seed,
+            options["family"],
+            options["template"],
+            options["n_opportunities"],
+            options["horizon_days"],
+            tuple(options["ablations"]),
+        )
 
     def new_state(self, world: TerritoryWorld) -> TerritoryState:
         return state.new_state(world)
@@ -120,7 +126,12 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
         if invalid_action_limit < 1:
             raise ValueError("invalid_action_limit must be at least 1")
         cfg = reward or RewardConfig.for_ablations(ablations)
-        options = {"family": family, "template": template, "n_opportunities": n_opportunities,
-                   "horizon_days": horizon_days, "ablations": ablations}
+        options = {
+            "family": family,
+            "template": template,
+            "n_opportunities": n_opportunities,
+            "horizon_days": horizon_days,
+            "ablations": ablations,
+        }
         check_options(family, template, n_opportunities, horizon_days, ablations)  # fail fast, clearly
         super().__init__(TerritoryRules(cfg), invalid_action_limit=invalid_action_limit, **options)

@@ -8,12 +8,12 @@ Templates switch on *mechanisms*; each mechanism is a small, named adjustment be
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from salesgym.core.clock import HOURS_PER_DAY, Scheduled, business_days
-from salesgym.core.rng import stream
+from salesgym.core.rng import Dice, stream
 from salesgym.envs.territory.catalog import APPROVALS, ROLES, FamilySpec, TemplateSpec
 from salesgym.envs.territory.families import get_family, template_of
 from salesgym.envs.territory.families.names import FIRST_NAMES, LAST_NAMES
@@ -28,9 +28,16 @@ PERSONAS = ("analytical", "relationship", "skeptic", "busy executive", "consensu
 SUFFIXES = ("Systems", "Group", "Labs", "Partners", "Holdings", "Networks", "Works", "Health", "Logistics", "Foods")
 
 # authority, disposition and responsiveness ranges by true role
-AUTHORITY = {"economic_buyer": (0.75, 1.0), "champion": (0.35, 0.7), "technical_evaluator": (0.3, 0.6),
-             "security": (0.4, 0.65), "legal": (0.4, 0.65), "procurement": (0.4, 0.65), "user": (0.05, 0.3),
-             "blocker": (0.4, 0.75)}
+AUTHORITY = {
+    "economic_buyer": (0.75, 1.0),
+    "champion": (0.35, 0.7),
+    "technical_evaluator": (0.3, 0.6),
+    "security": (0.4, 0.65),
+    "legal": (0.4, 0.65),
+    "procurement": (0.4, 0.65),
+    "user": (0.05, 0.3),
+    "blocker": (0.4, 0.75),
+}
 DISPOSITION = {"champion": (0.2, 0.6), "blocker": (-0.8, -0.3)}
 
 
@@ -66,8 +73,14 @@ def _mechanism_knobs(knobs: Knobs, mechanisms: tuple[str, ...]) -> Knobs:
         elif m == "champion_leaves":
             knobs = replace(knobs, champion_leave_share=0.35)
         elif m == "fast_smb":
-            knobs = replace(knobs, deal_scale=knobs.deal_scale * 0.3, committee=(3, 4), approval_scale=0.3,
-                            latency_scale=0.4, deadline_window=(0.3, 0.8))
+            knobs = replace(
+                knobs,
+                deal_scale=knobs.deal_scale * 0.3,
+                committee=(3, 4),
+                approval_scale=0.3,
+                latency_scale=0.4,
+                deadline_window=(0.3, 0.8),
+            )
         elif m == "late_budget":
             knobs = replace(knobs, budget_window=(0.35, 0.65))
         elif m == "many_unviable":
@@ -77,7 +90,9 @@ def _mechanism_knobs(knobs: Knobs, mechanisms: tuple[str, ...]) -> Knobs:
     return knobs
 
 
-def _capacity(spec: FamilySpec, mechanisms: tuple[str, ...], ablations: tuple[str, ...]) -> tuple[dict[str, float], dict[str, int]]:
+def _capacity(
+    spec: FamilySpec, mechanisms: tuple[str, ...], ablations: tuple[str, ...]
+) -> tuple[dict[str, float], dict[str, int]]:
     capacity = {**DEFAULT_CAPACITY, **spec.capacity}
     lead = dict(DEFAULT_LEAD_DAYS)
     if "procurement_heavy" in mechanisms:
@@ -98,8 +113,11 @@ def check_options(
         tmpl = template_of(spec, template) if template is not None else next(iter(spec.templates.values()))
     except KeyError as err:
         raise ValueError(str(err.args[0])) from None
-    if isinstance(n_opportunities, bool) or not isinstance(n_opportunities, int) or \
-            not (3 <= n_opportunities <= 5 or 10 <= n_opportunities <= 100):
+    if (
+        isinstance(n_opportunities, bool)
+        or not isinstance(n_opportunities, int)
+        or not (3 <= n_opportunities <= 5 or 10 <= n_opportunities <= 100)
+    ):
         raise ValueError(f"n_opportunities must be an int in 10-100 (or a debug size of 3-5), got {n_opportunities!r}")
     if horizon_days not in HORIZONS:
         raise ValueError(f"horizon_days must be one of {HORIZONS}, got {horizon_days!r}")
@@ -109,6 +127,7 @@ def check_options(
     return spec, tmpl
 
 
+@lru_cache(maxsize=64)
 def generate(
     seed: int,
     family: str = "midmarket_saas",
@@ -117,9 +136,11 @@ def generate(
     horizon_days: int = 90,
     ablations: tuple[str, ...] = (),
 ) -> TerritoryWorld:
+    """The world for these arguments; cached, since worlds are immutable and group rollouts reset one seed often."""
     spec, tmpl = check_options(family, template, n_opportunities, horizon_days, ablations)
-    base = Knobs(nonviable_rate=spec.nonviable_rate, competitor_rate=spec.competitor_rate,
-                 committee=spec.committee_size)
+    base = Knobs(
+        nonviable_rate=spec.nonviable_rate, competitor_rate=spec.competitor_rate, committee=spec.committee_size
+    )
     params = {k: float(v) for k, v in tmpl.params.items()}
     knobs = _mechanism_knobs(replace(base, **params), tmpl.mechanisms)  # type: ignore[arg-type]
     capacity, lead = _capacity(spec, tmpl.mechanisms, ablations)
@@ -135,20 +156,32 @@ def generate(
         stakeholders.update((p.id, p) for p in people)
     tape = _tape(seed, tmpl.name, knobs, opportunities, stakeholders, days)
     return TerritoryWorld(
-        seed=seed, family=family, template=tmpl.name, mechanisms=tmpl.mechanisms, n_opportunities=n_opportunities,
-        horizon_days=horizon_days, horizon=days * HOURS_PER_DAY, capacity=capacity, lead_days=lead,
-        discount_authority=0.15, accounts=accounts, opportunities=opportunities, stakeholders=stakeholders,
-        tape=tape, spec=spec, ablations=tuple(ablations),
+        seed=seed,
+        family=family,
+        template=tmpl.name,
+        mechanisms=tmpl.mechanisms,
+        n_opportunities=n_opportunities,
+        horizon_days=horizon_days,
+        horizon=days * HOURS_PER_DAY,
+        capacity=capacity,
+        lead_days=lead,
+        discount_authority=0.15,
+        accounts=accounts,
+        opportunities=opportunities,
+        stakeholders=stakeholders,
+        tape=tape,
+        spec=spec,
+        ablations=tuple(ablations),
         pipeline_value=sum((o.value_band[0] + o.value_band[1]) / 2 for o in opportunities.values()),
     )
 
 
-def _log_uniform(rng: random.Random, lo: float, hi: float) -> float:
+def _log_uniform(rng: Dice, lo: float, hi: float) -> float:
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
 def _opportunity(
-    rng: random.Random, spec: FamilySpec, k: Knobs, i: int, days: int, public_buyers: bool
+    rng: Dice, spec: FamilySpec, k: Knobs, i: int, days: int, public_buyers: bool
 ) -> tuple[Account, Opportunity, list[Stakeholder]]:
     aid, oid = f"a{i:03d}", f"o{i:03d}"
     name = f"{rng.choice(spec.company_words)} {rng.choice(SUFFIXES)}"
@@ -158,9 +191,16 @@ def _opportunity(
         other = [p.id for p in spec.pains if p.id not in pains]
         news.append(_news(rng, spec, rng.choice(other), name))
     rng.shuffle(news)
-    account = Account(aid, name, rng.choice(spec.industries), int(_log_uniform(rng, *map(float, spec.employees))),
-                      rng.choice(spec.regions), tuple(rng.sample(spec.stacks, min(3, len(spec.stacks)))),
-                      tuple(news), pains)
+    account = Account(
+        aid,
+        name,
+        rng.choice(spec.industries),
+        int(_log_uniform(rng, *map(float, spec.employees))),
+        rng.choice(spec.regions),
+        tuple(rng.sample(spec.stacks, min(3, len(spec.stacks)))),
+        tuple(news),
+        pains,
+    )
     lo, hi = spec.deal_size_k
     true_value = round(_log_uniform(rng, lo, hi) * k.deal_scale, 1)
     band = (5 * round(true_value * rng.uniform(0.6, 0.9) / 5), 5 * round(true_value * rng.uniform(1.15, 1.5) / 5))
@@ -170,20 +210,36 @@ def _opportunity(
     competitor = rng.choice(spec.competitors) if has_competitor else None
     aggression = rng.uniform(0.2, 0.8) * (1.3 if k.competitor_pressure > 1 else 1.0) if competitor else 0.0
     fit = 0.15 if reason == "no fit with the current stack" else rng.uniform(0.45, 0.95)
-    approvals = tuple(a for a in APPROVALS
-                      if a in k.force_approvals or rng.random() < spec.approval_rates[a] * k.approval_scale)
+    approvals = tuple(
+        a for a in APPROVALS if a in k.force_approvals or rng.random() < spec.approval_rates[a] * k.approval_scale
+    )
     dl = int(days * rng.uniform(*k.deadline_window))
     budget_day = int(days * rng.uniform(*k.budget_window))
     required_discount = round(rng.uniform(0.0, 0.18) + (0.05 if competitor else 0.0), 3)
     people = _committee(rng, spec, k, oid, pains, approvals, public_buyers)
     quarter = "Q1 2027" if dl < 65 else "Q2 2027" if dl < 130 else "Q3 2027"
-    opp = Opportunity(oid, aid, rng.choice(spec.product_lines), (float(band[0]), float(band[1])), quarter,
-                      tuple(p.id for p in people), true_value, required_discount, dl, approvals, viable, reason,
-                      budget_day, competitor, round(min(aggression, 1.0), 3), round(fit, 3))
+    opp = Opportunity(
+        oid,
+        aid,
+        rng.choice(spec.product_lines),
+        (float(band[0]), float(band[1])),
+        quarter,
+        tuple(p.id for p in people),
+        true_value,
+        required_discount,
+        dl,
+        approvals,
+        viable,
+        reason,
+        budget_day,
+        competitor,
+        round(min(aggression, 1.0), 3),
+        round(fit, 3),
+    )
     return account, opp, people
 
 
-def _news(rng: random.Random, spec: FamilySpec, pain_id: str, company: str) -> NewsItem:
+def _news(rng: Dice, spec: FamilySpec, pain_id: str, company: str) -> NewsItem:
     pain = spec.pain(pain_id)
     headline = rng.choice(pain.headlines).format(company=company)
     keyword = next((kw for kw in pain.keywords if kw in headline.lower()), pain.keywords[0])
@@ -191,7 +247,12 @@ def _news(rng: random.Random, spec: FamilySpec, pain_id: str, company: str) -> N
 
 
 def _committee(
-    rng: random.Random, spec: FamilySpec, k: Knobs, oid: str, pains: tuple[str, ...], approvals: tuple[str, ...],
+    rng: Dice,
+    spec: FamilySpec,
+    k: Knobs,
+    oid: str,
+    pains: tuple[str, ...],
+    approvals: tuple[str, ...],
     public_buyers: bool,
 ) -> list[Stakeholder]:
     size = rng.randint(*k.committee)
@@ -215,12 +276,20 @@ def _committee(
         if public_buyers:  # ablation: buyers act on what their public title says
             lo, hi = AUTHORITY[role]
             authority, disposition, latency = (lo + hi) / 2, 0.2, 8.0
-        people.append(Stakeholder(
-            id=f"{oid}s{j}", opportunity_id=oid, name=f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}",
-            title=rng.choice(spec.titles[title_role]), role=role, authority=round(authority, 3),
-            disposition=round(disposition, 3), responsiveness_h=round(latency, 2), persona=rng.choice(PERSONAS),
-            pains=cares,
-        ))
+        people.append(
+            Stakeholder(
+                id=f"{oid}s{j}",
+                opportunity_id=oid,
+                name=f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}",
+                title=rng.choice(spec.titles[title_role]),
+                role=role,
+                authority=round(authority, 3),
+                disposition=round(disposition, 3),
+                responsiveness_h=round(latency, 2),
+                persona=rng.choice(PERSONAS),
+                pains=cares,
+            )
+        )
     return people
 
 
@@ -236,12 +305,26 @@ def _tape(
             n_moves = int(opp.competitor_aggression * k.competitor_pressure * days / 20 + rng.random())
             for _ in range(n_moves):
                 kind = rng.choice(("competitor_demo", "competitor_price_cut"))
-                items.append((rng.uniform(0.1, 0.95) * horizon, kind, {"opportunity_id": oid, "competitor": opp.competitor}))
+                items.append(
+                    (rng.uniform(0.1, 0.95) * horizon, kind, {"opportunity_id": oid, "competitor": opp.competitor})
+                )
         if rng.random() < k.freeze_share:
             start = rng.uniform(0.2, 0.5) * horizon
-            items.append((start, "budget_freeze", {"opportunity_id": oid, "until": round(start + rng.uniform(0.2, 0.4) * horizon, 2)}))
+            items.append(
+                (
+                    start,
+                    "budget_freeze",
+                    {"opportunity_id": oid, "until": round(start + rng.uniform(0.2, 0.4) * horizon, 2)},
+                )
+            )
         if rng.random() < k.champion_leave_share:
             champion = next(p for p in opp.stakeholder_ids if people[p].role == "champion")
-            items.append((rng.uniform(0.25, 0.7) * horizon, "stakeholder_left", {"opportunity_id": oid, "stakeholder_id": champion}))
+            items.append(
+                (
+                    rng.uniform(0.25, 0.7) * horizon,
+                    "stakeholder_left",
+                    {"opportunity_id": oid, "stakeholder_id": champion},
+                )
+            )
     items.sort(key=lambda x: (x[0], x[1], x[2]["opportunity_id"]))
     return tuple(Scheduled(round(t, 2), i, kind, data) for i, (t, kind, data) in enumerate(items))

@@ -21,8 +21,14 @@ E = EvidenceType
 APPROVAL_EVIDENCE = {"security": E.SECURITY_APPROVAL, "legal": E.LEGAL_APPROVAL, "procurement": E.PROCUREMENT_APPROVAL}
 
 
-def _first(evidence: Iterable[Evidence], kind: EvidenceType, world: TerritoryWorld, *, authority: bool = False,
-           final_terms: bool = False) -> float | None:
+def _first(
+    evidence: Iterable[Evidence],
+    kind: EvidenceType,
+    world: TerritoryWorld,
+    *,
+    authority: bool = False,
+    final_terms: bool = False,
+) -> float | None:
     times = [
         e.timestamp
         for e in evidence
@@ -48,11 +54,15 @@ def reached(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence
         times.append(max([times[-1], *(t for t in needed if t is not None)]))
         return True
 
-    engaged = [t for t in (_first(own, E.BUYER_REPLY, world), _first(own, E.MEETING_ACCEPTANCE, world)) if t is not None]
+    engaged = [
+        t for t in (_first(own, E.BUYER_REPLY, world), _first(own, E.MEETING_ACCEPTANCE, world)) if t is not None
+    ]
     if not step(min(engaged) if engaged else None):
         return times
-    if not step(_first(own, E.BUDGET_CONFIRMATION, world, authority=True),
-                _first(own, E.AUTHORISED_SPONSOR, world, authority=True)):
+    if not step(
+        _first(own, E.BUDGET_CONFIRMATION, world, authority=True),
+        _first(own, E.AUTHORISED_SPONSOR, world, authority=True),
+    ):
         return times
     if not step(_first(own, E.TECHNICAL_SUCCESS, world)):
         return times

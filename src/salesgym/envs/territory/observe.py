@@ -8,7 +8,6 @@ summary, so it stays small at 100 opportunities; the full table is one ``view_op
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,11 +31,25 @@ def _inbox(events: Sequence[Event]) -> list[dict[str, Any]]:
     items = []
     for e in events:
         if e.kind == "inbox_received":
-            items.append({"time": stamp(e.time), "opportunity_id": e.payload["opportunity_id"],
-                          "from": e.payload["from"], "kind": e.payload["kind"], "text": e.payload["text"]})
+            items.append(
+                {
+                    "time": stamp(e.time),
+                    "opportunity_id": e.payload["opportunity_id"],
+                    "from": e.payload["from"],
+                    "kind": e.payload["kind"],
+                    "text": e.payload["text"],
+                }
+            )
         elif e.kind == "milestone_advanced":
-            items.append({"time": stamp(e.time), "opportunity_id": e.payload["opportunity_id"], "from": "verifier",
-                          "kind": "milestone", "text": f"verified milestone -> {e.payload['name']}"})
+            items.append(
+                {
+                    "time": stamp(e.time),
+                    "opportunity_id": e.payload["opportunity_id"],
+                    "from": "verifier",
+                    "kind": "milestone",
+                    "text": f"verified milestone -> {e.payload['name']}",
+                }
+            )
     return items
 
 
@@ -52,7 +65,11 @@ def _alerts(ctx: Ctx, seller_left: float) -> list[str]:
         elif not m.discovery_done and m.accepted and day_of(m.start) == today + 1:
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) tomorrow")
     for b in s.bookings.values():
-        if b.status == "booked" and b.start <= now < b.start + 5 * HOURS_PER_DAY and now + HOURS_PER_DAY >= b.start + 5 * HOURS_PER_DAY:
+        if (
+            b.status == "booked"
+            and b.start <= now < b.start + 5 * HOURS_PER_DAY
+            and now + HOURS_PER_DAY >= b.start + 5 * HOURS_PER_DAY
+        ):
             alerts.append(f"booking {b.id} ({b.resource}, {b.opportunity_id}) lapses within a day")
     return alerts[:8]
 
@@ -61,16 +78,21 @@ def observe(ctx: Ctx, result: ToolResult | None, new: Sequence[Event]) -> dict[s
     s, w = ctx.state, ctx.world
     week = week_of(ctx.now)
     capacity = {r: round(w.capacity[r] - s.usage.get((r, week), 0.0), 2) for r in RESOURCES}
-    counts = Counter(row[2] for row in s.rows.values())
+    counts = {k: v for k, v in s.row_counts.items() if v}
     inbox = _inbox(new)
     alerts = _alerts(ctx, capacity["seller"])
     days_left = max(0, day_of(w.horizon) - day_of(ctx.now))
     last = result.to_dict() if result is not None else None
     data = {
-        "time": {"now_hours": round(ctx.now, 2), "stamp": stamp(ctx.now), "day": day_of(ctx.now), "week": week,
-                 "days_left": days_left},
+        "time": {
+            "now_hours": round(ctx.now, 2),
+            "stamp": stamp(ctx.now),
+            "day": day_of(ctx.now),
+            "week": week,
+            "days_left": days_left,
+        },
         "capacity_left": capacity,
-        "milestone_counts": dict(counts),
+        "milestone_counts": counts,
         "portfolio": portfolio(s),
         "inbox": inbox,
         "alerts": alerts,
@@ -97,8 +119,13 @@ def render_text(data: dict[str, Any]) -> str:
         lines.append("Alerts: " + "; ".join(data["alerts"]))
     last = data["last_result"]
     if last is not None and "portfolio" in last["output"]:
-        lines.append(f"Last: ok ({last['time_cost']:g}h) portfolio (id | account | milestone | crm | value $k | target):")
-        lines += [f"{r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]:g}-{r[5]:g} | {r[6]}" for r in last["output"]["portfolio"]["rows"]]
+        lines.append(
+            f"Last: ok ({last['time_cost']:g}h) portfolio (id | account | milestone | crm | value $k | target):"
+        )
+        lines += [
+            f"{r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]:g}-{r[5]:g} | {r[6]}"
+            for r in last["output"]["portfolio"]["rows"]
+        ]
     elif last is not None:
         output = last["output"]
         body = str(output.get("error")) if last["status"] == "error" else json.dumps(output, separators=(",", ":"))

@@ -51,14 +51,18 @@ def potential(cfg: RewardConfig, state: TerritoryState, world: TerritoryWorld) -
 
 
 def step_reward(
-    cfg: RewardConfig, world: TerritoryWorld, phi_before: float, phi_after: float, dt_hours: float,
+    cfg: RewardConfig,
+    world: TerritoryWorld,
+    phi_before: float,
+    phi_after: float,
+    dt_hours: float,
     new: Sequence[Event],
 ) -> float:
     scale = world.pipeline_value
-    reward = cfg.gamma_per_day ** (dt_hours / HOURS_PER_DAY) * phi_after - phi_before
+    reward: float = cfg.gamma_per_day ** (dt_hours / HOURS_PER_DAY) * phi_after - phi_before
     for e in new:
         if e.kind == "violation_recorded":
-            reward -= cfg.penalty_scale * e.payload["penalty"] / scale
+            reward -= cfg.penalty_scale * float(e.payload["penalty"]) / scale
         elif e.kind == "deal_closed" and cfg.terminal_economics:
             value = world.opportunities[e.payload["opportunity_id"]].true_value
             margin = max(0.0, 1.0 - e.payload["discount"] - cfg.delivery_cost)

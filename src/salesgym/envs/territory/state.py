@@ -91,8 +91,19 @@ class Meeting:
 
 @dataclass
 class TerritoryState(State):
-    FORKED = ("people", "deals", "crm", "researched", "bookings", "usage", "meetings", "violations", "rows",
-              "milestone_value")
+    FORKED = (
+        "people",
+        "deals",
+        "crm",
+        "researched",
+        "bookings",
+        "usage",
+        "meetings",
+        "violations",
+        "rows",
+        "milestone_value",
+        "row_counts",
+    )
 
     people: dict[str, Person] = field(default_factory=dict)
     deals: dict[str, Deal] = field(default_factory=dict)
@@ -103,6 +114,7 @@ class TerritoryState(State):
     meetings: dict[str, Meeting] = field(default_factory=dict)
     violations: dict[str, int] = field(default_factory=dict)
     rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # public portfolio rows, kept current
+    row_counts: dict[str, int] = field(default_factory=dict)  # opportunities per shown milestone/status
     milestone_value: dict[int, float] = field(default_factory=dict)  # true value sitting at each milestone
     dq_value: float = 0.0  # true value of correctly dropped (non-viable) deals
     penalties: float = 0.0
@@ -127,8 +139,20 @@ def new_state(world: TerritoryWorld) -> TerritoryState:
 def _refresh_row(s: TerritoryState, world: TerritoryWorld, oid: str) -> None:
     opp, deal, crm = world.opportunities[oid], s.deals[oid], s.crm[oid]
     shown = deal.status.capitalize() if deal.status == "disqualified" else MILESTONES[deal.milestone]
-    s.rows[oid] = (oid, world.accounts[opp.account_id].name, shown, crm.stage, opp.value_band[0], opp.value_band[1],
-                   opp.target_quarter, round(deal.last_activity / 8.0, 1))
+    old = s.rows.get(oid)
+    if old is not None:
+        s.row_counts[old[2]] -= 1
+    s.row_counts[shown] = s.row_counts.get(shown, 0) + 1
+    s.rows[oid] = (
+        oid,
+        world.accounts[opp.account_id].name,
+        shown,
+        crm.stage,
+        opp.value_band[0],
+        opp.value_band[1],
+        opp.target_quarter,
+        round(deal.last_activity / 8.0, 1),
+    )
 
 
 def _deal(s: TerritoryState, world: TerritoryWorld, oid: str, **changes: Any) -> None:
@@ -187,7 +211,7 @@ def _found(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, A
 def _message(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     sid = p["stakeholder_id"]
     person = s.people[sid]
-    recent = tuple(t for t in person.recent if e.time - t < RECENT_WINDOW_H) + (e.time,)
+    recent = (*(t for t in person.recent if e.time - t < RECENT_WINDOW_H), e.time)
     _person(s, sid, recent=recent, last_contact=e.time, value_seen=max(person.value_seen, p["relevance"]))
     _touch(s, world, p["opportunity_id"], e.time)
 
@@ -221,8 +245,9 @@ def _advanced(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
 
 @folds("meeting_requested")
 def _meeting(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
-    s.meetings[p["meeting_id"]] = Meeting(p["meeting_id"], p["opportunity_id"], tuple(p["invitees"]), p["start"],
-                                          p["relevance"])
+    s.meetings[p["meeting_id"]] = Meeting(
+        p["meeting_id"], p["opportunity_id"], tuple(p["invitees"]), p["start"], p["relevance"]
+    )
     for sid in p["invitees"]:
         _person(s, sid, last_contact=e.time)
     _touch(s, world, p["opportunity_id"], e.time)

@@ -7,6 +7,7 @@ are the benchmark's contract; ``docs/tools.md`` is generated from these specs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
@@ -24,8 +25,17 @@ Text = Annotated[str, StringConstraints(max_length=4000)]
 ShortText = Annotated[str, StringConstraints(max_length=500)]
 Resource = Literal["se", "legal", "procurement", "management"]
 Approval = Literal["security", "legal", "procurement"]
-CrmStage = Literal["Prospecting", "Discovery", "Qualified", "Solution", "Proposal", "Negotiation", "Commit",
-                   "Closed Won", "Closed Lost"]
+CrmStage = Literal[
+    "Prospecting",
+    "Discovery",
+    "Qualified",
+    "Solution",
+    "Proposal",
+    "Negotiation",
+    "Commit",
+    "Closed Won",
+    "Closed Lost",
+]
 USABLE_HOURS = 5 * HOURS_PER_DAY  # a booking can be used within a business week of its start
 APPROVAL_RESOURCE = {"security": "se", "legal": "legal", "procurement": "procurement"}
 APPROVAL_DAYS = {"security": 4, "legal": 5, "procurement": 3}
@@ -35,10 +45,13 @@ OPP = "opportunity id, e.g. 'o003' (see the portfolio)"
 
 # --- lookups shared by handlers ---------------------------------------------------------------------
 
+
 def opportunity(ctx: Ctx, oid: str, *, open_only: bool = True) -> Opportunity:
     opp = ctx.world.opportunities.get(oid)
     if opp is None:
-        raise ToolError(f"unknown opportunity '{oid[:40]}'; ids look like 'o000'..'o{len(ctx.world.opportunities) - 1:03d}'")
+        raise ToolError(
+            f"unknown opportunity '{oid[:40]}'; ids look like 'o000'..'o{len(ctx.world.opportunities) - 1:03d}'"
+        )
     status = ctx.state.deals[oid].status
     if open_only and status != "open":
         raise ToolError(f"opportunity {oid} is {status}; no further work is possible on it")
@@ -77,11 +90,12 @@ def capacity_left(ctx: Ctx, resource: str, week: int) -> float:
     return ctx.world.capacity[resource] - ctx.state.usage.get((resource, week), 0.0)
 
 
-def done(output: dict[str, object], hours: float, **resources: float) -> ToolOutcome:
+def done(output: Mapping[str, object], hours: float, **resources: float) -> ToolOutcome:
     return ToolOutcome(output, hours, {"seller": hours, **resources})
 
 
 # --- argument models -----------------------------------------------------------------------------------
+
 
 class ViewArgs(ToolArgs):
     opportunity_id: Id | None = Field(None, description=OPP + "; omit (null) to list the whole portfolio")
@@ -112,7 +126,9 @@ class BookArgs(ToolArgs):
     opportunity_id: Id = Field(description=OPP)
     resource: Resource | None = Field(description="internal team to book; null when cancelling")
     hours: float | None = Field(ge=0.5, le=16, description="hours to book; null when cancelling")
-    start_in_days: int | None = Field(ge=0, le=40, description="business days until the booking starts; null when cancelling")
+    start_in_days: int | None = Field(
+        ge=0, le=40, description="business days until the booking starts; null when cancelling"
+    )
     cancel_booking_id: Id | None = Field(None, description="set to cancel this booking instead of booking")
 
 
@@ -144,7 +160,9 @@ class PriceArgs(ToolArgs):
 class ApprovalArgs(ToolArgs):
     opportunity_id: Id = Field(description=OPP)
     kind: Approval = Field(description="which review to start")
-    booking_id: Id = Field(description="a started booking: security uses SE, legal uses legal, procurement uses procurement")
+    booking_id: Id = Field(
+        description="a started booking: security uses SE, legal uses legal, procurement uses procurement"
+    )
 
 
 class EscalateArgs(ToolArgs):
@@ -174,10 +192,12 @@ class DisqualifyArgs(ToolArgs):
 class WaitArgs(ToolArgs):
     hours: float | None = Field(ge=0.25, le=80, description="business hours to wait; null to use 'until'")
     until: Literal["next_event", "next_week"] | None = Field(
-        description="wait until the next scheduled buyer response, or until Monday; null to use 'hours'")
+        description="wait until the next scheduled buyer response, or until Monday; null to use 'hours'"
+    )
 
 
 # --- handlers ----------------------------------------------------------------------------------------
+
 
 def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
     if a.opportunity_id is None:
@@ -189,14 +209,25 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
     deal, crm, account = s.deals[opp.id], s.crm[opp.id], w.accounts[opp.account_id]
     researched = opp.account_id in s.researched
     out = {
-        "opportunity": {**opp.public(), "status": deal.status, "milestone": MILESTONES[deal.milestone],
-                        "crm": {"stage": crm.stage, "fields": dict(crm.fields), "next_step": crm.next_step}},
-        "account": {**account.public(), **({"stack": list(account.stack),
-                                            "news": [n.headline for n in account.news]} if researched else {})},
+        "opportunity": {
+            **opp.public(),
+            "status": deal.status,
+            "milestone": MILESTONES[deal.milestone],
+            "crm": {"stage": crm.stage, "fields": dict(crm.fields), "next_step": crm.next_step},
+        },
+        "account": {
+            **account.public(),
+            **({"stack": list(account.stack), "news": [n.headline for n in account.news]} if researched else {}),
+        },
         "stakeholders": [
-            {**w.stakeholders[sid].public(), "role": s.people[sid].role, "engaged": s.people[sid].engaged,
-             "left": s.people[sid].left}
-            for sid in opp.stakeholder_ids if s.people[sid].known
+            {
+                **w.stakeholders[sid].public(),
+                "role": s.people[sid].role,
+                "engaged": s.people[sid].engaged,
+                "left": s.people[sid].left,
+            }
+            for sid in opp.stakeholder_ids
+            if s.people[sid].known
         ],
         "learned": {
             "keywords": sorted(buyers.known_keywords(ctx, opp)),
@@ -206,14 +237,30 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
             "economic_buyer": deal.eb_hint or "unknown",
         },
         "evidence": [{"type": e.type.value, "from": e.source_actor, "when": stamp(e.timestamp)} for e in deal.evidence],
-        "meetings": [{"id": m.id, "start": stamp(m.start), "invited": list(m.invitees), "accepted": list(m.accepted),
-                      "declined": list(m.declined), "discovery_done": m.discovery_done}
-                     for m in s.meetings.values() if m.opportunity_id == opp.id],
-        "bookings": [{"id": b.id, "resource": b.resource, "hours": b.hours, "start": stamp(b.start), "status": b.status}
-                     for b in s.bookings.values() if b.opportunity_id == opp.id],
-        "terms": {"offered_pct": _pct(deal.offered_discount), "buyer_asks_pct": _pct(deal.asked_discount),
-                  "agreed_pct": _pct(deal.agreed_discount), "management_approved_pct": _pct(deal.mgmt_discount),
-                  "contract_out": deal.contract_out},
+        "meetings": [
+            {
+                "id": m.id,
+                "start": stamp(m.start),
+                "invited": list(m.invitees),
+                "accepted": list(m.accepted),
+                "declined": list(m.declined),
+                "discovery_done": m.discovery_done,
+            }
+            for m in s.meetings.values()
+            if m.opportunity_id == opp.id
+        ],
+        "bookings": [
+            {"id": b.id, "resource": b.resource, "hours": b.hours, "start": stamp(b.start), "status": b.status}
+            for b in s.bookings.values()
+            if b.opportunity_id == opp.id
+        ],
+        "terms": {
+            "offered_pct": _pct(deal.offered_discount),
+            "buyer_asks_pct": _pct(deal.asked_discount),
+            "agreed_pct": _pct(deal.agreed_discount),
+            "management_approved_pct": _pct(deal.mgmt_discount),
+            "contract_out": deal.contract_out,
+        },
         "in_progress": sorted(deal.pending),
     }
     return done(out, 0.05)
@@ -231,14 +278,22 @@ def research_account(ctx: Ctx, a: AccountArgs) -> ToolOutcome:
         return done({"note": "already researched", "keywords": sorted(ctx.state.researched[account.id])}, 0.25)
     keywords = sorted({n.keyword for n in account.news})
     ctx.emit("account_researched", "agent", {"account_id": account.id, "keywords": keywords})
-    return done({"account": {**account.public(), "stack": list(account.stack)},
-                 "news": [n.headline for n in account.news], "keywords": keywords}, 1.5)
+    return done(
+        {
+            "account": {**account.public(), "stack": list(account.stack)},
+            "news": [n.headline for n in account.news],
+            "keywords": keywords,
+        },
+        1.5,
+    )
 
 
 def find_stakeholders(ctx: Ctx, a: OppArgs) -> ToolOutcome:
     opp = opportunity(ctx, a.opportunity_id)
     ctx.emit("stakeholders_found", "agent", {"opportunity_id": opp.id, "stakeholder_ids": list(opp.stakeholder_ids)})
-    found = [{**ctx.world.stakeholders[sid].public(), "left": ctx.state.people[sid].left} for sid in opp.stakeholder_ids]
+    found = [
+        {**ctx.world.stakeholders[sid].public(), "left": ctx.state.people[sid].left} for sid in opp.stakeholder_ids
+    ]
     return done({"stakeholders": found}, 1.0)
 
 
@@ -250,8 +305,17 @@ def send_message(ctx: Ctx, a: MessageArgs) -> ToolOutcome:
     opp = opportunity(ctx, who.opportunity_id)
     refs = buyers.referenced_pains(ctx, opp, f"{a.subject}\n{a.body}")
     rel = buyers.relevance(ctx, opp, who, refs)
-    ctx.emit("message_sent", "agent", {"opportunity_id": opp.id, "stakeholder_id": who.id, "relevance": round(rel, 4),
-                                       "references": sorted(refs), "chars": len(a.body)})
+    ctx.emit(
+        "message_sent",
+        "agent",
+        {
+            "opportunity_id": opp.id,
+            "stakeholder_id": who.id,
+            "relevance": round(rel, 4),
+            "references": sorted(refs),
+            "chars": len(a.body),
+        },
+    )
     buyers.on_message(ctx, opp, who, rel)
     return done({"sent_to": who.id, "note": "replies, if any, arrive in your inbox"}, 0.25)
 
@@ -263,9 +327,17 @@ def schedule_meeting(ctx: Ctx, a: MeetingArgs) -> ToolOutcome:
     rel = max(buyers.relevance(ctx, opp, p, refs) for p in invitees)
     meeting_id = f"m{ctx.state.seq:06d}"
     start = start_of_day(day_of(ctx.now) + a.in_days) + 2.0  # 11:00 on that day
-    ctx.emit("meeting_requested", "agent", {"meeting_id": meeting_id, "opportunity_id": opp.id,
-                                            "invitees": [p.id for p in invitees], "start": start,
-                                            "relevance": round(rel, 4)})
+    ctx.emit(
+        "meeting_requested",
+        "agent",
+        {
+            "meeting_id": meeting_id,
+            "opportunity_id": opp.id,
+            "invitees": [p.id for p in invitees],
+            "start": start,
+            "relevance": round(rel, 4),
+        },
+    )
     buyers.on_meeting_invite(ctx, opp, meeting_id, invitees, rel)
     return done({"meeting_id": meeting_id, "start": stamp(start), "note": "invitees answer in your inbox"}, 0.5)
 
@@ -281,8 +353,14 @@ def book_resource(ctx: Ctx, a: BookArgs) -> ToolOutcome:
         if late and b.resource == "se":  # the buyer had planned around the SE session
             for who in buyers.people(ctx, opp, "technical_evaluator", "champion"):
                 buyers.nudge(ctx, who.id, -0.1, "session cancelled at short notice")
-        return done({"cancelled": b.id, "refunded": not late,
-                     "note": "cancelled inside lead time: hours are lost" if late else "hours returned"}, 0.1)
+        return done(
+            {
+                "cancelled": b.id,
+                "refunded": not late,
+                "note": "cancelled inside lead time: hours are lost" if late else "hours returned",
+            },
+            0.1,
+        )
     if a.resource is None or a.hours is None or a.start_in_days is None:
         raise ToolError("to book, give resource, hours and start_in_days (or cancel_booking_id to cancel)")
     lead = ctx.world.lead_days[a.resource]
@@ -295,8 +373,11 @@ def book_resource(ctx: Ctx, a: BookArgs) -> ToolOutcome:
     if a.hours > left + 1e-9:
         raise ToolError(f"{a.resource} has only {max(left, 0):.1f}h left in the week of {stamp(start)[:14]}")
     booking_id = f"b{ctx.state.seq:06d}"
-    ctx.emit("resource_booked", "agent", {"booking_id": booking_id, "opportunity_id": opp.id, "resource": a.resource,
-                                          "hours": a.hours, "start": start})
+    ctx.emit(
+        "resource_booked",
+        "agent",
+        {"booking_id": booking_id, "opportunity_id": opp.id, "resource": a.resource, "hours": a.hours, "start": start},
+    )
     return done({"booking_id": booking_id, "resource": a.resource, "hours": a.hours, "start": stamp(start)}, 0.1)
 
 
@@ -316,11 +397,17 @@ def run_discovery(ctx: Ctx, a: MeetingIdArgs) -> ToolOutcome:
         raise ToolError(f"nobody accepted meeting {m.id}")
     reveal = buyers.discovery(ctx, opp, m.id, attendees, m.relevance)
     w = ctx.world
-    return done({"attendees": [p.id for p in attendees],
-                 "pains": [{"label": w.pain_label(p), "keywords": list(w.spec.pain(p).keywords)} for p in reveal["pains"]],
-                 "roles": reveal["roles"], "required_approvals": reveal["approvals"] or "not discussed",
-                 "budget_band": reveal["budget_band"] or "not discussed",
-                 "economic_buyer": reveal["eb_hint"] or "not discussed"}, 1.5)
+    return done(
+        {
+            "attendees": [p.id for p in attendees],
+            "pains": [{"label": w.pain_label(p), "keywords": list(w.spec.pain(p).keywords)} for p in reveal["pains"]],
+            "roles": reveal["roles"],
+            "required_approvals": reveal["approvals"] or "not discussed",
+            "budget_band": reveal["budget_band"] or "not discussed",
+            "economic_buyer": reveal["eb_hint"] or "not discussed",
+        },
+        1.5,
+    )
 
 
 def run_technical_evaluation(ctx: Ctx, a: BookingUseArgs) -> ToolOutcome:
@@ -339,8 +426,11 @@ def build_business_case(ctx: Ctx, a: CaseArgs) -> ToolOutcome:
     refs = buyers.referenced_pains(ctx, opp, a.summary)
     audience = buyers.people(ctx, opp, "economic_buyer", "champion")
     rel = max((buyers.relevance(ctx, opp, p, refs) for p in audience), default=0.0)
-    ctx.emit("business_case_built", "agent", {"opportunity_id": opp.id, "relevance": round(rel, 4),
-                                              "reached": [p.id for p in audience]})
+    ctx.emit(
+        "business_case_built",
+        "agent",
+        {"opportunity_id": opp.id, "relevance": round(rel, 4), "reached": [p.id for p in audience]},
+    )
     for p in audience:
         buyers.nudge(ctx, p.id, 0.3 * buyers.relevance(ctx, opp, p, refs), "business case")
     return done({"business_case": "shared with the buying committee", "addresses": len(refs)}, 3.0)
@@ -353,8 +443,15 @@ def propose_action_plan(ctx: Ctx, a: PlanArgs) -> ToolOutcome:
         raise ToolError(f"an action plan is already awaiting an answer on {opp.id}")
     close_day = day_of(ctx.now) + a.close_in_days
     ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": "action_plan"})
-    buyers.schedule(ctx, buyers.latency(ctx, who, "plan"), "plan_answer", who.id, opportunity_id=opp.id,
-                    stakeholder_id=who.id, close_day=close_day)
+    buyers.schedule(
+        ctx,
+        buyers.latency(ctx, who, "plan"),
+        "plan_answer",
+        who.id,
+        opportunity_id=opp.id,
+        stakeholder_id=who.id,
+        close_day=close_day,
+    )
     return done({"proposed_to": who.id, "close_date": stamp(start_of_day(close_day))[:14]}, 1.0)
 
 
@@ -363,8 +460,11 @@ def _offer(ctx: Ctx, opp: Opportunity, pct: float, hours: float, label: str) -> 
     deal = ctx.state.deals[opp.id]
     ctx.emit("offer_made", "agent", {"opportunity_id": opp.id, "discount": discount, "kind": label})
     if discount > ctx.world.discount_authority + 1e-9 and discount > deal.mgmt_discount + 1e-9:
-        ctx.emit("violation_recorded", "verifier", {"kind": "unauthorised_discount", "opportunity_id": opp.id,
-                                                    "penalty": round(0.05 * opp.true_value, 3)})
+        ctx.emit(
+            "violation_recorded",
+            "verifier",
+            {"kind": "unauthorised_discount", "opportunity_id": opp.id, "penalty": round(0.05 * opp.true_value, 3)},
+        )
     who = buyers.first_of(ctx, opp, "procurement", "economic_buyer", "champion")
     delay = buyers.latency(ctx, who, "terms") if who is not None else HOURS_PER_DAY
     buyers.schedule(ctx, delay, "terms_answer", "buyer", opportunity_id=opp.id, discount=discount)
@@ -391,8 +491,15 @@ def request_approval(ctx: Ctx, a: ApprovalArgs) -> ToolOutcome:
     ctx.emit("booking_used", "agent", {"booking_id": b.id})
     ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": process})
     slow = 1.5 if "procurement_heavy" in ctx.world.mechanisms else 1.0
-    buyers.schedule(ctx, APPROVAL_DAYS[a.kind] * HOURS_PER_DAY * slow, "approval", "buyer", opportunity_id=opp.id,
-                    kind=a.kind, hours=b.hours)
+    buyers.schedule(
+        ctx,
+        APPROVAL_DAYS[a.kind] * HOURS_PER_DAY * slow,
+        "approval",
+        "buyer",
+        opportunity_id=opp.id,
+        kind=a.kind,
+        hours=b.hours,
+    )
     return done({"review": a.kind, "note": f"the buyer's {a.kind} review takes days"}, 0.5)
 
 
@@ -407,8 +514,15 @@ def escalate(ctx: Ctx, a: EscalateArgs) -> ToolOutcome:
     b = usable_booking(ctx, a.booking_id, opp, "management", 0.5)
     ctx.emit("booking_used", "agent", {"booking_id": b.id})
     ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": "escalation"})
-    buyers.schedule(ctx, HOURS_PER_DAY, "escalation", "management", opportunity_id=opp.id, purpose=a.purpose,
-                    discount=round((a.discount_pct or 0.0) / 100, 4))
+    buyers.schedule(
+        ctx,
+        HOURS_PER_DAY,
+        "escalation",
+        "management",
+        opportunity_id=opp.id,
+        purpose=a.purpose,
+        discount=round((a.discount_pct or 0.0) / 100, 4),
+    )
     return done({"escalated": a.purpose, "note": "management answers within a day"}, 0.5)
 
 
@@ -425,8 +539,16 @@ def send_contract(ctx: Ctx, a: OppArgs) -> ToolOutcome:
 
 def update_crm(ctx: Ctx, a: CrmArgs) -> ToolOutcome:
     opp = opportunity(ctx, a.opportunity_id, open_only=False)
-    ctx.emit("crm_updated", "agent", {"opportunity_id": opp.id, "stage": a.stage,
-                                      "fields": {f.name: f.value for f in a.fields}, "next_step": a.next_step})
+    ctx.emit(
+        "crm_updated",
+        "agent",
+        {
+            "opportunity_id": opp.id,
+            "stage": a.stage,
+            "fields": {f.name: f.value for f in a.fields},
+            "next_step": a.next_step,
+        },
+    )
     return done({"crm": "updated"}, 0.1)
 
 
@@ -434,8 +556,11 @@ def disqualify(ctx: Ctx, a: DisqualifyArgs) -> ToolOutcome:
     opp = opportunity(ctx, a.opportunity_id)
     ctx.emit("opportunity_disqualified", "agent", {"opportunity_id": opp.id, "reason": a.reason})
     if opp.viable:
-        ctx.emit("violation_recorded", "verifier", {"kind": "premature_disqualification", "opportunity_id": opp.id,
-                                                    "penalty": round(0.3 * opp.true_value, 3)})
+        ctx.emit(
+            "violation_recorded",
+            "verifier",
+            {"kind": "premature_disqualification", "opportunity_id": opp.id, "penalty": round(0.3 * opp.true_value, 3)},
+        )
     return done({"disqualified": opp.id}, 0.25)
 
 
@@ -453,60 +578,177 @@ def wait(ctx: Ctx, a: WaitArgs) -> ToolOutcome:
 
 
 T = ToolSpec
-TOOLS: ToolBox[Ctx] = ToolBox([
-    T("view_opportunity", "Show one opportunity in full (account, known stakeholders, what you learned, evidence, "
-      "meetings, bookings, terms), or with no id the whole portfolio table.", ViewArgs, view_opportunity,
-      "0.05 h", writes=False, failure_modes=("unknown opportunity id",)),
-    T("research_account", "Research an account's public news and stack. Reveals keywords tied to its pains; "
-      "messages that reference them are relevant to the people who care.", AccountArgs, research_account,
-      "1.5 h (0.25 h if already researched)", side_effects="keywords become usable for relevance",
-      failure_modes=("unknown account id",)),
-    T("find_stakeholders", "List the buying committee of an opportunity: names, ids and titles. Titles usually, "
-      "not always, reflect authority.", OppArgs, find_stakeholders, "1 h",
-      side_effects="stakeholders become contactable", failure_modes=("unknown or closed opportunity",)),
-    T("send_message", "Email one stakeholder. Replies arrive later in the inbox; relevant messages (researched "
-      "keywords matching their pains) get answers, spamming the same person hurts.", MessageArgs, send_message,
-      "0.25 h", side_effects="may schedule a reply (buyer_reply evidence)",
-      failure_modes=("stakeholder not found yet", "stakeholder left the company", "deal closed")),
-    T("schedule_meeting", "Invite stakeholders to a meeting in N business days. Each answers later; acceptances are "
-      "evidence. Hold discovery in an accepted meeting.", MeetingArgs, schedule_meeting, "0.5 h",
-      side_effects="schedules answers (meeting_acceptance evidence)", failure_modes=("unknown invitee",)),
-    T("book_resource", "Book internal hours (SE, legal, procurement desk, management) for an opportunity, respecting "
-      "lead times and weekly capacity; or cancel a booking (inside the lead time the hours are lost and "
-      "the buyer notices).", BookArgs, book_resource, "0.1 h", resource_cost="the booked hours of that team",
-      failure_modes=("lead time not met", "capacity exhausted that week", "unknown booking")),
-    T("run_discovery", "Run discovery in an accepted meeting that has started: learn pains, roles, required "
-      "approvals, budget band; the right people may confirm budget or sponsor the deal.", MeetingIdArgs,
-      run_discovery, "1.5 h", side_effects="may create budget_confirmation / authorised_sponsor / "
-      "disqualification_reason evidence", failure_modes=("meeting not started", "nobody accepted", "already done")),
-    T("run_technical_evaluation", "Start a technical evaluation using a started SE booking. The buyer reports in "
-      "about 3 days; fit, SE hours and goodwill raise the odds, competitors lower them.", BookingUseArgs,
-      run_technical_evaluation, "1 h", resource_cost="consumes the SE booking",
-      side_effects="may create technical_success evidence", failure_modes=("no usable SE booking", "already running")),
-    T("build_business_case", "Write and share a business case. It moves the economic buyer when it addresses the "
-      "pains they care about (use researched or discovered keywords).", CaseArgs, build_business_case, "3 h"),
-    T("propose_action_plan", "Propose a mutual action plan with a close date to a buyer-side sponsor. Accepted "
-      "when the sponsor is willing and the date fits their real deadline.", PlanArgs, propose_action_plan, "1 h",
-      side_effects="may create mutual_action_plan evidence"),
-    T("send_proposal", "Send a priced proposal at a discount off list. Discounts above your authority (15%) need a "
-      "management approval first (escalate) or count as unauthorised.", PriceArgs, send_proposal, "2 h",
-      side_effects="the buyer accepts or counters later"),
-    T("negotiate", "Make a new offer (discount) after a proposal. The buyer accepts or counters later.", PriceArgs,
-      negotiate, "1 h", failure_modes=("no proposal yet",)),
-    T("request_approval", "Start a buyer-side security, legal or procurement review using a started booking of "
-      "your SE, legal or procurement desk. Procurement after agreed terms approves the final terms.",
-      ApprovalArgs, request_approval, "0.5 h", resource_cost="consumes the booking",
-      side_effects="may create security/legal/procurement_approval evidence"),
-    T("escalate", "Ask management (needs a started management booking) to approve a discount or to join as "
-      "executive sponsor.", EscalateArgs, escalate, "0.5 h", resource_cost="consumes the management booking"),
-    T("send_contract", "Send the contract for signature. It is signed only when terms are agreed, reviews are in, "
-      "and the buyer is ready; otherwise it stalls.", OppArgs, send_contract, "0.5 h",
-      side_effects="may create contract_signature evidence"),
-    T("update_crm", "Update your CRM record (stage, fields, next step). CRM is your own notebook: it never "
-      "changes verified milestones.", CrmArgs, update_crm, "0.1 h"),
-    T("disqualify", "Drop an opportunity that cannot close, freeing capacity. Dropping a viable deal is penalised.",
-      DisqualifyArgs, disqualify, "0.25 h", side_effects="the opportunity becomes terminal"),
-    T("wait", "Let time pass: a number of business hours, until the next buyer response, or until Monday. The only "
-      "tool available when this week's seller hours are used up.", WaitArgs, wait, "the hours waited",
-      resource_cost="none", writes=False),
-])
+TOOLS: ToolBox[Ctx] = ToolBox(
+    [
+        T(
+            "view_opportunity",
+            "Show one opportunity in full (account, known stakeholders, what you learned, evidence, "
+            "meetings, bookings, terms), or with no id the whole portfolio table.",
+            ViewArgs,
+            view_opportunity,
+            "0.05 h",
+            writes=False,
+            failure_modes=("unknown opportunity id",),
+        ),
+        T(
+            "research_account",
+            "Research an account's public news and stack. Reveals keywords tied to its pains; "
+            "messages that reference them are relevant to the people who care.",
+            AccountArgs,
+            research_account,
+            "1.5 h (0.25 h if already researched)",
+            side_effects="keywords become usable for relevance",
+            failure_modes=("unknown account id",),
+        ),
+        T(
+            "find_stakeholders",
+            "List the buying committee of an opportunity: names, ids and titles. Titles usually, "
+            "not always, reflect authority.",
+            OppArgs,
+            find_stakeholders,
+            "1 h",
+            side_effects="stakeholders become contactable",
+            failure_modes=("unknown or closed opportunity",),
+        ),
+        T(
+            "send_message",
+            "Email one stakeholder. Replies arrive later in the inbox; relevant messages (researched "
+            "keywords matching their pains) get answers, spamming the same person hurts.",
+            MessageArgs,
+            send_message,
+            "0.25 h",
+            side_effects="may schedule a reply (buyer_reply evidence)",
+            failure_modes=("stakeholder not found yet", "stakeholder left the company", "deal closed"),
+        ),
+        T(
+            "schedule_meeting",
+            "Invite stakeholders to a meeting in N business days. Each answers later; acceptances are "
+            "evidence. Hold discovery in an accepted meeting.",
+            MeetingArgs,
+            schedule_meeting,
+            "0.5 h",
+            side_effects="schedules answers (meeting_acceptance evidence)",
+            failure_modes=("unknown invitee",),
+        ),
+        T(
+            "book_resource",
+            "Book internal hours (SE, legal, procurement desk, management) for an opportunity, respecting "
+            "lead times and weekly capacity; or cancel a booking (inside the lead time the hours are lost and "
+            "the buyer notices).",
+            BookArgs,
+            book_resource,
+            "0.1 h",
+            resource_cost="the booked hours of that team",
+            failure_modes=("lead time not met", "capacity exhausted that week", "unknown booking"),
+        ),
+        T(
+            "run_discovery",
+            "Run discovery in an accepted meeting that has started: learn pains, roles, required "
+            "approvals, budget band; the right people may confirm budget or sponsor the deal.",
+            MeetingIdArgs,
+            run_discovery,
+            "1.5 h",
+            side_effects="may create budget_confirmation / authorised_sponsor / disqualification_reason evidence",
+            failure_modes=("meeting not started", "nobody accepted", "already done"),
+        ),
+        T(
+            "run_technical_evaluation",
+            "Start a technical evaluation using a started SE booking. The buyer reports in "
+            "about 3 days; fit, SE hours and goodwill raise the odds, competitors lower them.",
+            BookingUseArgs,
+            run_technical_evaluation,
+            "1 h",
+            resource_cost="consumes the SE booking",
+            side_effects="may create technical_success evidence",
+            failure_modes=("no usable SE booking", "already running"),
+        ),
+        T(
+            "build_business_case",
+            "Write and share a business case. It moves the economic buyer when it addresses the "
+            "pains they care about (use researched or discovered keywords).",
+            CaseArgs,
+            build_business_case,
+            "3 h",
+        ),
+        T(
+            "propose_action_plan",
+            "Propose a mutual action plan with a close date to a buyer-side sponsor. Accepted "
+            "when the sponsor is willing and the date fits their real deadline.",
+            PlanArgs,
+            propose_action_plan,
+            "1 h",
+            side_effects="may create mutual_action_plan evidence",
+        ),
+        T(
+            "send_proposal",
+            "Send a priced proposal at a discount off list. Discounts above your authority (15%) need a "
+            "management approval first (escalate) or count as unauthorised.",
+            PriceArgs,
+            send_proposal,
+            "2 h",
+            side_effects="the buyer accepts or counters later",
+        ),
+        T(
+            "negotiate",
+            "Make a new offer (discount) after a proposal. The buyer accepts or counters later.",
+            PriceArgs,
+            negotiate,
+            "1 h",
+            failure_modes=("no proposal yet",),
+        ),
+        T(
+            "request_approval",
+            "Start a buyer-side security, legal or procurement review using a started booking of "
+            "your SE, legal or procurement desk. Procurement after agreed terms approves the final terms.",
+            ApprovalArgs,
+            request_approval,
+            "0.5 h",
+            resource_cost="consumes the booking",
+            side_effects="may create security/legal/procurement_approval evidence",
+        ),
+        T(
+            "escalate",
+            "Ask management (needs a started management booking) to approve a discount or to join as "
+            "executive sponsor.",
+            EscalateArgs,
+            escalate,
+            "0.5 h",
+            resource_cost="consumes the management booking",
+        ),
+        T(
+            "send_contract",
+            "Send the contract for signature. It is signed only when terms are agreed, reviews are in, "
+            "and the buyer is ready; otherwise it stalls.",
+            OppArgs,
+            send_contract,
+            "0.5 h",
+            side_effects="may create contract_signature evidence",
+        ),
+        T(
+            "update_crm",
+            "Update your CRM record (stage, fields, next step). CRM is your own notebook: it never "
+            "changes verified milestones.",
+            CrmArgs,
+            update_crm,
+            "0.1 h",
+        ),
+        T(
+            "disqualify",
+            "Drop an opportunity that cannot close, freeing capacity. Dropping a viable deal is penalised.",
+            DisqualifyArgs,
+            disqualify,
+            "0.25 h",
+            side_effects="the opportunity becomes terminal",
+        ),
+        T(
+            "wait",
+            "Let time pass: a number of business hours, until the next buyer response, or until Monday. The only "
+            "tool available when this week's seller hours are used up.",
+            WaitArgs,
+            wait,
+            "the hours waited",
+            resource_cost="none",
+            writes=False,
+        ),
+    ]
+)

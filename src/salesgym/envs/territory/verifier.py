@@ -64,7 +64,9 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardC
         advance_value += (cfg.weights[top] - cfg.weights[0]) * opp.true_value
         milestones[oid] = "Disqualified" if oid in dropped else MILESTONES[top]
         if top == len(MILESTONES) - 1:
-            signed = min((e for e in ledger[oid] if e.type is EvidenceType.CONTRACT_SIGNATURE), key=lambda e: e.timestamp)
+            signed = min(
+                (e for e in ledger[oid] if e.type is EvidenceType.CONTRACT_SIGNATURE), key=lambda e: e.timestamp
+            )
             discount = float(signed.claim.get("discount", 0.0))
             discounts.append(discount)
             closed_value += opp.true_value * (1.0 - discount)

@@ -35,8 +35,13 @@ class Account:
     pains: tuple[str, ...]  # hidden: the account's real pains (pain ids)
 
     def public(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "industry": self.industry, "employees": self.employees,
-                "region": self.region}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "industry": self.industry,
+            "employees": self.employees,
+            "region": self.region,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +82,13 @@ class Opportunity:
     fit: float  # product fit, drives technical evaluation
 
     def public(self) -> dict[str, Any]:
-        return {"id": self.id, "account_id": self.account_id, "product_line": self.product_line,
-                "value_band": list(self.value_band), "target_quarter": self.target_quarter}
+        return {
+            "id": self.id,
+            "account_id": self.account_id,
+            "product_line": self.product_line,
+            "value_band": list(self.value_band),
+            "target_quarter": self.target_quarter,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +113,7 @@ class TerritoryWorld:
 
     @property
     def provenance(self) -> dict[str, Any]:
-        return {"generator": GENERATOR_VERSION, "seed": self.seed, "family": self.family,
-                "template": self.template}
+        return {"generator": GENERATOR_VERSION, "seed": self.seed, "family": self.family, "template": self.template}
 
     def public(self) -> dict[str, Any]:
         return {
