@@ -24,7 +24,7 @@ registration happens when this module is imported. Either of these works::
 from __future__ import annotations
 
 import string
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 from gymnasium import spaces
@@ -68,7 +68,7 @@ class TerritoryGymEnv(gymnasium.Env[str, str]):
     too); malformed calls are errors reported in the observation, never exceptions.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (gymnasium API)
 
     def __init__(self, env_id: str = "territory-v0", render_mode: str | None = None, **kwargs: Any) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -78,20 +79,19 @@ def _preflight(manifest: sp.Manifest) -> None:
         raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
 
 
+def _n(x: float) -> str:
+    """Compact number: 2 decimals below 10, 1 below 1000, none above."""
+    return f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}" if abs(x) < 1000 else f"{x:,.0f}"
+
+
 def _leaderboard(a: an.Analysis, title: str) -> Table:
-    t = Table(title=title, title_justify="left")
-    for col, just in [
-        ("rank", "right"),
-        ("policy", "left"),
-        ("n", "right"),
-        ("mean", "right"),
-        ("median", "right"),
-        ("95% CI", "right"),
-        ("norm.", "right"),
-        ("closed value", "right"),
-        (f"Δ vs {an.ANCHOR} [CI]", "right"),
-    ]:
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    t = Table(
+        title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False
+    )
+    t.add_column("#", justify="right", min_width=3, no_wrap=True)
+    t.add_column("policy", no_wrap=True, min_width=15)
+    for col in ("mean", "median", "95% CI", "norm", "closed", "Δ vs EV"):
+        t.add_column(col, justify="right", no_wrap=True)
     rank = 0
     for r in a.rows:
         p = r.primary
@@ -103,14 +103,13 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
         diff = r.vs_anchor
         t.add_row(
             label,
-            f"[dim]{r.policy} (headroom)[/]" if r.reference else r.policy,
-            str(p.n if p else 0),
-            f"{p.mean:.2f}" if p else "—",
-            f"{p.median:.2f}" if p else "—",
-            f"[{p.ci_low:.2f}, {p.ci_high:.2f}]" if p else "—",
+            f"[dim]{r.policy}[/]" if r.reference else r.policy,
+            _n(p.mean) if p else "—",
+            _n(p.median) if p else "—",
+            f"{_n(p.ci_low)}–{_n(p.ci_high)}" if p else "—",
             f"{r.normalised:.2f}" if r.normalised is not None else "—",
             f"{r.closed_value.mean:,.0f}" if r.closed_value else "—",
-            f"{diff.mean:+.2f} [{diff.ci_low:+.2f}, {diff.ci_high:+.2f}]" if diff else "—",
+            (("+" if diff.mean >= 0 else "") + _n(diff.mean) + ("*" if diff.significant else "")) if diff else "—",
         )
     return t
 
@@ -211,8 +210,17 @@ def bench(
     eps = store.episodes(run_id)
     store.close()
     a = an.analyse(eps, list(names), reference=suite.reference, exploits=suite.exploits)
-    title = f"{manifest.name}: primary score per policy (run {run_id})" + (f", ablation {abl}" if abl else "")
+    n_terr = len(manifest.limited(episodes))
+    title = f"{manifest.name}: primary score over {n_terr} territories (run {run_id})" + (
+        f", ablation {abl}" if abl else ""
+    )
     out.print(_leaderboard(a, title))
+    out.print(
+        f"[dim]mean/median of the primary metric; 95% bootstrap CI over territories; norm = (p - random) / "
+        f"(oracle - random); closed = mean closed value; Δ vs EV = paired difference vs {an.ANCHOR} (* = CI "
+        "excludes 0); ref = reads hidden truth: headroom, never ranked[/]",
+        soft_wrap=True,
+    )
     out.print(an.exploit_line(a), highlight=False, soft_wrap=True)
     for note in a.notes:
         out.print(f"[dim]note: {note}[/]")

@@ -62,14 +62,15 @@ def funnels(data: Mapping[str, Mapping[str, int]]) -> bytes:
     policies = list(data)
     fig, ax = plt.subplots(figsize=(max(7.5, 0.9 * len(milestones) + 2), 4.2))
     width = 0.8 / max(len(policies), 1)
+    cmap = plt.get_cmap("tab20")
     for i, p in enumerate(policies):
         xs = [j + i * width for j in range(len(milestones))]
-        ax.bar(xs, [data[p].get(m, 0) for m in milestones], width=width, label=p)
+        ax.bar(xs, [data[p].get(m, 0) for m in milestones], width=width, label=p, color=cmap(i % 20))
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(milestones))], milestones, rotation=20)
     ax.set_ylabel("advances (sum over territories)")
     ax.set_title("milestone funnel per policy")
     values = [v for f in data.values() for v in f.values() if v > 0]
     if values and max(values) / max(min(values), 1) > 50:
         ax.set_yscale("log")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _png(fig)

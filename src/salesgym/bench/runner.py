@@ -17,7 +17,8 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -115,6 +116,15 @@ def make_env(territory: Territory, ablation: str | None) -> Any:
     return salesgym.make("territory-v0", **kwargs)
 
 
+def _reference_names() -> tuple[str, ...]:
+    """Policies that are handed the hidden truth: the registry's REFERENCE (``oracle``)."""
+    try:
+        from salesgym.agents import REFERENCE
+    except ImportError:
+        return ("oracle",)
+    return tuple(REFERENCE)
+
+
 def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
     """Play one episode to its end (or the step cap); never raises: failures become ``status="error"``."""
     t = spec.territory
@@ -126,7 +136,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
 
         env = make_env(t, spec.ablation)
         obs, _info = env.reset(seed=t.seed)
-        hidden = env.hidden_truth() if spec.policy == "oracle" else None
+        hidden = env.hidden_truth() if spec.policy in _reference_names() else None  # operator side
         policy = make_policy(spec.policy, seed=t.seed, hidden_truth=hidden)
         policy.reset(obs, env.tool_schemas())
         observe = getattr(policy, "observe_result", None)
@@ -167,7 +177,7 @@ class Backend(Protocol):
 
 @dataclass(slots=True)
 class LocalBackend:
-    """``workers`` processes (spawned, so no state leaks in); ``workers=1`` runs in this process."""
+    """``workers`` fresh processes (fork server or spawn: no state leaks in); ``workers=1`` runs in-process."""
 
     workers: int = 1
     name: str = "local"
@@ -178,7 +188,7 @@ class LocalBackend:
             for spec in specs:
                 yield self.episode_fn(spec)
             return
-        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(specs)), mp_context=get_context("spawn"))
+        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(specs)), mp_context=_mp_context())
         try:
             futures: dict[Future[EpisodeRecord], EpisodeSpec] = {pool.submit(self.episode_fn, s): s for s in specs}
             waiting = set(futures)
@@ -188,6 +198,19 @@ class LocalBackend:
                     yield _result_or_error(fut, futures[fut])
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+PRELOAD = ("salesgym", "salesgym.bench.runner", "salesgym.envs.territory.env", "salesgym.agents", "numpy")
+
+
+def _mp_context() -> BaseContext:
+    """A fork server that has already imported the environment (fast worker start, no inherited threads);
+    plain spawn where fork servers do not exist."""
+    if "forkserver" in get_all_start_methods():
+        ctx = get_context("forkserver")
+        ctx.set_forkserver_preload([m for m in PRELOAD if importlib.util.find_spec(m) is not None])
+        return ctx
+    return get_context("spawn")
 
 
 def _result_or_error(fut: Future[EpisodeRecord], spec: EpisodeSpec) -> EpisodeRecord:
@@ -210,6 +233,7 @@ class RayBackend:
     def run(self, specs: Sequence[EpisodeSpec]) -> Iterator[EpisodeRecord]:
         started_here = init_ray(self.address, self.workers)
         import ray  # init_ray has checked it is installed
+
         try:
             task = ray.remote(num_cpus=1, max_retries=0)(self.episode_fn)
             refs = {task.remote(s): s for s in specs}
@@ -293,6 +317,7 @@ class RunConfig:
     max_steps: int = DEFAULT_MAX_STEPS
     # room for training-side ablations (no curriculum, no failure mining) when trainer adapters land
     training: tuple[tuple[str, str], ...] = ()
+    code: str = ""  # code_fingerprint() of the run's source
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -303,6 +328,7 @@ class RunConfig:
             "ablation": self.ablation,
             "max_steps": self.max_steps,
             "training": dict(self.training),
+            "code": self.code,
         }
 
     def run_id(self, package_version: str) -> str:
@@ -324,6 +350,25 @@ def package_version() -> str:
             return str(getattr(salesgym, "__version__", "0+unknown"))
         except ImportError:
             return "0+unknown"
+
+
+RESULT_CODE_EXCLUDE = ("bench/", "serve/", "adapters/", "cli.py", "demo.py")
+
+
+def code_fingerprint() -> str:
+    """sha256 of the package source that decides episode results (environments, engine, policies, runner).
+
+    Part of the run id, so editing a policy or the environment starts a new run instead of silently reusing
+    episodes played by the old code. Reports, CLI and storage code are left out: they do not change results.
+    """
+    pkg = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(pkg).as_posix()
+        if rel.startswith(RESULT_CODE_EXCLUDE) and rel != "bench/runner.py":
+            continue
+        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def git_revision() -> str | None:
@@ -368,6 +413,7 @@ def plan(
         territories=tuple(t.id for t in territories),
         ablation=ablation,
         max_steps=max_steps,
+        code=code_fingerprint(),
     )
     specs = [EpisodeSpec(p, t, ablation, max_steps) for p in policies for t in territories]
     return config, specs

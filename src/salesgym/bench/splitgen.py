@@ -63,7 +63,7 @@ SHAPES: dict[str, SplitShape] = {
     "eval": SplitShape(
         "Evaluation territories: the families of train with templates train never sees. The default split "
         "of `salesgym bench`.",
-        per_template=4,
+        per_template=8,
         sizes=(10, 12, 15, 18, 20),
         horizons=(30,),
         seed_base=20_000,
@@ -71,7 +71,7 @@ SHAPES: dict[str, SplitShape] = {
     "held-out": SplitShape(
         "Held-out territories: templates never in train, including every template of a family never in "
         "train. Tests generalisation to unseen markets and mechanisms.",
-        per_template=2,
+        per_template=4,
         sizes=(10, 12, 15, 18, 20),
         horizons=(30,),
         seed_base=30_000,

@@ -28,6 +28,8 @@ from salesgym.core.rng import uniform
 from salesgym.core.state import State
 from salesgym.core.tools import ToolBox, ToolError, ToolResult
 
+TIME_DECIMALS = 4  # simulated time is kept to 1/10000 of an hour
+
 DEFAULT_SECRET = b"salesgym-verifier-default-secret"
 SECRET_ENV = "SALESGYM_VERIFIER_SECRET"
 
@@ -73,7 +75,7 @@ class Family(Protocol[W, S]):
 
     def is_over(self, state: S, world: W) -> bool: ...
 
-    def observe(self, ctx: Context[W, S], result: ToolResult | None, new: Sequence[Event]) -> Observation: ...
+    def observe(self, ctx: Context[W, S], result: Mapping[str, Any] | None, new: Sequence[Event]) -> Observation: ...
 
     def potential(self, state: S, world: W) -> float: ...
 
@@ -233,14 +235,15 @@ class Environment(Generic[W, S]):
         phi = self.family.potential(state, world)
         reward = self.family.reward(ctx, self._phi, phi, state.now - t0, new)
         self._phi = phi
-        self._last_obs = self.family.observe(ctx, result, new)
-        info = {"tool_result": result.to_dict(), "state_version": state.seq}
+        result_dict = result.to_dict()
+        self._last_obs = self.family.observe(ctx, result_dict, new)
+        info = {"tool_result": result_dict, "state_version": state.seq}
         return self._last_obs, reward, state.terminated, state.truncated, info
 
     def _advance(self, ctx: Context[W, S], target: float) -> None:
         """Move the clock to ``target``, firing due scheduled items and tape items in time order."""
         state, world = ctx.state, ctx.world
-        target = min(target, world.horizon)
+        target = round(min(target, world.horizon), TIME_DECIMALS)  # no float drift: "Monday" is exact
         tape = world.tape
         while True:
             head = state.scheduler.peek()

@@ -91,10 +91,12 @@ class EventLog:
 
     def since(self, seq: int) -> list[Event]:
         """Events with ``seq >= seq`` (cheap when they are all in the tail)."""
+        seq = max(seq, 0)
+        first = seq // CHUNK
+        out = [e for chunk in self._chunks[first:] for e in chunk if e.seq >= seq]
         full = len(self._chunks) * CHUNK
-        if seq >= full:
-            return self._tail[seq - full :]
-        return [e for e in self if e.seq >= seq]
+        out.extend(self._tail[max(seq - full, 0) :])
+        return out
 
     def fork(self) -> EventLog:
         twin = EventLog.__new__(EventLog)
@@ -120,6 +122,8 @@ def _plain(value: JSONValue) -> JSONValue:
 
 
 def _normalise(value: JSONValue) -> JSONValue:
+    if isinstance(value, str) or value is None or isinstance(value, bool):
+        return value
     if isinstance(value, float):
         # 12 significant digits: stable across platforms and arithmetic orderings we control
         rounded = float(f"{value:.12g}")

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from salesgym.core.clock import HOURS_PER_DAY, Scheduled, day_of, stamp
+from salesgym.core.clock import HOURS_PER_DAY, Scheduled, day_of, stamp, start_of_week, week_of
 from salesgym.core.env import Context
 from salesgym.core.evidence import EvidenceType
 from salesgym.envs.territory.catalog import FamilySpec
@@ -216,6 +216,10 @@ def discovery(ctx: Ctx, opp: Opportunity, meeting_id: str, attendees: list[Stake
         "eb_hint": None,
     }
     if roles & {"champion", "economic_buyer"}:
+        if ctx.now < opp.budget_day * HOURS_PER_DAY:  # buyers say when money opens up, to the week
+            reveal["budget_timing"] = (
+                f"budget opens around {stamp(start_of_week(week_of(opp.budget_day * HOURS_PER_DAY)))[:14]}"
+            )
         lo, hi = opp.true_value * 0.85, opp.true_value * 1.15
         reveal["budget_band"] = [5.0 * math.floor(lo / 5), 5.0 * math.ceil(hi / 5)]
     if champion is not None and s.people[champion.id].disposition > 0.1 and eb is not None:
@@ -385,32 +389,43 @@ def _terms_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
         notify(ctx, opp.id, who.id, "terms", f"Counter-offer: we need a {asked:.0%} discount to proceed.")
 
 
+# What a buyer says when a contract arrives before its own process is complete (by missing milestone).
+NOT_READY = (
+    "we are not engaged in this yet",
+    "we have not confirmed budget and an executive sponsor",
+    "technical validation is not complete",
+    "we have no agreed plan to a decision",
+    "internal reviews are still open",
+    "procurement has not approved the final terms",
+)
+
+
 def _contract_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
+    """The buyer signs only at the end of its own process (the Commit milestone), on agreed terms,
+    inside its decision window and with the budget released."""
     deal = ctx.state.deals[opp.id]
-    eb = first_of(ctx, opp, "economic_buyer", "champion")
-    have = {e.type for e in deal.evidence}
-    missing = [a for a in opp.required_approvals if APPROVAL_EVIDENCE[a] not in have]
+    signer = first_of(ctx, opp, "economic_buyer", "champion")
     reason = None
-    if eb is None:
+    if signer is None:
         reason = "nobody is left to sign"
+    elif deal.milestone < len(MILESTONES) - 2:
+        reason = NOT_READY[min(deal.milestone, len(NOT_READY) - 1)]
     elif deal.agreed_discount is None:
         reason = "we have not agreed commercial terms"
-    elif missing:
-        reason = "internal reviews are still open"
-    elif not opp.viable or frozen(ctx, opp):
+    elif not opp.viable or frozen(ctx, opp) or ctx.now < opp.budget_day * HOURS_PER_DAY:
         reason = "the budget has not been released"
     elif day_of(ctx.now) > opp.deadline_day:
         reason = "this slipped past our decision window"
-    elif ctx.state.people[eb.id].disposition < 0.2:
+    elif ctx.state.people[signer.id].disposition < 0.2:
         reason = "this is not the priority right now"
-    if reason is not None or eb is None:
+    if reason is not None or signer is None:
         ctx.emit("contract_stalled", "buyer", {"opportunity_id": opp.id})
-        notify(ctx, opp.id, eb.id if eb else "system", "contract", f"Contract on hold: {reason}.")
+        notify(ctx, opp.id, signer.id if signer else "system", "contract", f"Contract on hold: {reason}.")
         return
     discount = deal.agreed_discount or 0.0
-    record(ctx, E.CONTRACT_SIGNATURE, opp, eb.id, {"discount": discount})
-    ctx.emit("deal_closed", eb.id, {"opportunity_id": opp.id, "discount": discount})
-    notify(ctx, opp.id, eb.id, "contract", "Contract signed. Welcome aboard!")
+    record(ctx, E.CONTRACT_SIGNATURE, opp, signer.id, {"discount": discount})
+    ctx.emit("deal_closed", signer.id, {"opportunity_id": opp.id, "discount": discount})
+    notify(ctx, opp.id, signer.id, "contract", "Contract signed. Welcome aboard!")
 
 
 def _escalation(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:

@@ -30,24 +30,42 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "view_opportunity": {"opportunity_id": "o003"},
     "research_account": {"account_id": "a003"},
     "find_stakeholders": {"opportunity_id": "o003"},
-    "send_message": {"stakeholder_id": "o003s1", "subject": "Reducing migration risk",
-                     "body": "Saw the news about your cloud migration; we help teams cut migration risk."},
-    "schedule_meeting": {"opportunity_id": "o003", "stakeholder_ids": ["o003s1", "o003s2"],
-                         "agenda": "Discovery: migration plans and compliance needs", "in_days": 3},
-    "book_resource": {"opportunity_id": "o003", "resource": "se", "hours": 6, "start_in_days": 2,
-                      "cancel_booking_id": None},
+    "send_message": {
+        "stakeholder_id": "o003s1",
+        "subject": "Reducing migration risk",
+        "body": "Saw the news about your cloud migration; we help teams cut migration risk.",
+    },
+    "schedule_meeting": {
+        "opportunity_id": "o003",
+        "stakeholder_ids": ["o003s1", "o003s2"],
+        "agenda": "Discovery: migration plans and compliance needs",
+        "in_days": 3,
+    },
+    "book_resource": {
+        "opportunity_id": "o003",
+        "resource": "se",
+        "hours": 6,
+        "start_in_days": 2,
+        "cancel_booking_id": None,
+    },
     "run_discovery": {"meeting_id": "m000123"},
     "run_technical_evaluation": {"opportunity_id": "o003", "booking_id": "b000140"},
-    "build_business_case": {"opportunity_id": "o003",
-                            "summary": "Cutting migration risk and audit effort pays back within a year."},
+    "build_business_case": {
+        "opportunity_id": "o003",
+        "summary": "Cutting migration risk and audit effort pays back within a year.",
+    },
     "propose_action_plan": {"opportunity_id": "o003", "sponsor_id": "o003s2", "close_in_days": 30},
     "send_proposal": {"opportunity_id": "o003", "discount_pct": 10},
     "negotiate": {"opportunity_id": "o003", "discount_pct": 14},
     "request_approval": {"opportunity_id": "o003", "kind": "security", "booking_id": "b000188"},
     "escalate": {"opportunity_id": "o003", "purpose": "discount", "discount_pct": 22, "booking_id": "b000201"},
     "send_contract": {"opportunity_id": "o003"},
-    "update_crm": {"opportunity_id": "o003", "stage": "Proposal",
-                   "fields": [{"name": "competitor", "value": "incumbent"}], "next_step": "await counter"},
+    "update_crm": {
+        "opportunity_id": "o003",
+        "stage": "Proposal",
+        "fields": [{"name": "competitor", "value": "incumbent"}],
+        "next_step": "await counter",
+    },
     "disqualify": {"opportunity_id": "o007", "reason": "no budget this fiscal year"},
     "wait": {"hours": None, "until": "next_event"},
 }
@@ -156,8 +174,8 @@ def tool_section(spec: ToolSpec[Any, Any]) -> str:
         f"- **Time cost:** {spec.time_cost}",
         f"- **Resource cost:** {spec.resource_cost}",
         f"- **Side effects:** {spec.side_effects}",
-        "- **Failure modes:** " + ("; ".join(spec.failure_modes) if spec.failure_modes else
-                                   "only the common ones above"),
+        "- **Failure modes:** "
+        + ("; ".join(spec.failure_modes) if spec.failure_modes else "only the common ones above"),
         "",
         "```json",
         json.dumps(example_call(spec)),
@@ -171,7 +189,8 @@ def render(toolbox: ToolBox[Any] = TOOLS) -> str:
     specs = list(toolbox.specs.values())
     summary = "\n".join(
         f"| [`{s.name}`](#{s.name}) | {'write' if s.writes else 'read'} | {_cell(s.time_cost)} | "
-        f"{_cell(s.resource_cost)} |" for s in specs
+        f"{_cell(s.resource_cost)} |"
+        for s in specs
     )
     head = HEADER.format(n=len(specs), max_chars=MAX_CALL_CHARS, summary=summary)
     return head + "\n" + "\n".join(tool_section(s) for s in specs).rstrip("\n") + "\n"

@@ -9,7 +9,7 @@ from salesgym.core.clock import Scheduled, week_of
 from salesgym.core.env import Environment
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
-from salesgym.core.tools import ToolError, ToolResult
+from salesgym.core.tools import ToolError
 from salesgym.envs.territory import buyers, observe, reward, state, verifier
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.generator import ABLATIONS, check_options, generate
@@ -57,7 +57,7 @@ class TerritoryRules:
     def is_over(self, s: TerritoryState, world: TerritoryWorld) -> bool:
         return all(d.status != "open" for d in s.deals.values())
 
-    def observe(self, ctx: Ctx, result: ToolResult | None, new: Sequence[Event]) -> dict[str, Any]:
+    def observe(self, ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) -> dict[str, Any]:
         return observe.observe(ctx, result, new)
 
     def potential(self, s: TerritoryState, world: TerritoryWorld) -> float:

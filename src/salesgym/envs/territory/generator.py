@@ -17,7 +17,7 @@ from salesgym.core.rng import Dice, stream
 from salesgym.envs.territory.catalog import APPROVALS, ROLES, FamilySpec, TemplateSpec
 from salesgym.envs.territory.families import get_family, template_of
 from salesgym.envs.territory.families.names import FIRST_NAMES, LAST_NAMES
-from salesgym.envs.territory.world import Account, NewsItem, Opportunity, Stakeholder, TerritoryWorld
+from salesgym.envs.territory.world import Account, Committees, NewsItem, Opportunity, Stakeholder, TerritoryWorld
 
 DEFAULT_CAPACITY = {"seller": 30.0, "se": 16.0, "legal": 6.0, "procurement": 4.0, "management": 3.0}
 DEFAULT_LEAD_DAYS = {"seller": 0, "se": 2, "legal": 5, "procurement": 3, "management": 3}
@@ -38,6 +38,7 @@ AUTHORITY = {
     "user": (0.05, 0.3),
     "blocker": (0.4, 0.75),
 }
+OTHER_ROLES = {role: tuple(r for r in ROLES if r != role) for role in ROLES}
 DISPOSITION = {"champion": (0.2, 0.6), "blocker": (-0.8, -0.3)}
 
 
@@ -147,13 +148,18 @@ def generate(
     days = business_days(horizon_days)
     accounts: dict[str, Account] = {}
     opportunities: dict[str, Opportunity] = {}
-    stakeholders: dict[str, Stakeholder] = {}
+    rng = stream(seed, "gen", family, tmpl.name)  # one ordered stream: opportunity i is the same at any size
     for i in range(n_opportunities):
-        rng = stream(seed, "gen", family, tmpl.name, i)
-        account, opp, people = _opportunity(rng, spec, knobs, i, days, "no_hidden_state" in ablations)
+        account, opp = _opportunity(rng, spec, knobs, i, days)
         accounts[account.id] = account
         opportunities[opp.id] = opp
-        stakeholders.update((p.id, p) for p in people)
+    public_buyers = "no_hidden_state" in ablations
+
+    def committee(opp: Opportunity) -> list[Stakeholder]:
+        rng = stream(seed, "committee", family, tmpl.name, opp.id)
+        return _committee(rng, spec, knobs, opp, accounts[opp.account_id].pains, public_buyers)
+
+    stakeholders = Committees(opportunities, committee)
     tape = _tape(seed, tmpl.name, knobs, opportunities, stakeholders, days)
     return TerritoryWorld(
         seed=seed,
@@ -180,9 +186,7 @@ def _log_uniform(rng: Dice, lo: float, hi: float) -> float:
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
-def _opportunity(
-    rng: Dice, spec: FamilySpec, k: Knobs, i: int, days: int, public_buyers: bool
-) -> tuple[Account, Opportunity, list[Stakeholder]]:
+def _opportunity(rng: Dice, spec: FamilySpec, k: Knobs, i: int, days: int) -> tuple[Account, Opportunity]:
     aid, oid = f"a{i:03d}", f"o{i:03d}"
     name = f"{rng.choice(spec.company_words)} {rng.choice(SUFFIXES)}"
     pains = tuple(p.id for p in rng.sample(spec.pains, rng.randint(2, min(5, len(spec.pains)))))
@@ -216,7 +220,7 @@ def _opportunity(
     dl = int(days * rng.uniform(*k.deadline_window))
     budget_day = int(days * rng.uniform(*k.budget_window))
     required_discount = round(rng.uniform(0.0, 0.18) + (0.05 if competitor else 0.0), 3)
-    people = _committee(rng, spec, k, oid, pains, approvals, public_buyers)
+    size = rng.randint(*k.committee)
     quarter = "Q1 2027" if dl < 65 else "Q2 2027" if dl < 130 else "Q3 2027"
     opp = Opportunity(
         oid,
@@ -224,7 +228,7 @@ def _opportunity(
         rng.choice(spec.product_lines),
         (float(band[0]), float(band[1])),
         quarter,
-        tuple(p.id for p in people),
+        tuple(f"{oid}s{j}" for j in range(size)),
         true_value,
         required_discount,
         dl,
@@ -236,37 +240,44 @@ def _opportunity(
         round(min(aggression, 1.0), 3),
         round(fit, 3),
     )
-    return account, opp, people
+    return account, opp
+
+
+_HEADLINES: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {}
+
+
+def _headlines(spec: FamilySpec) -> dict[str, tuple[tuple[str, str], ...]]:
+    """pain id -> (headline template, the keyword it reveals), computed once per family."""
+    table = _HEADLINES.get(spec.name)
+    if table is None:
+        table = _HEADLINES[spec.name] = {
+            p.id: tuple((h, next((kw for kw in p.keywords if kw in h.lower()), p.keywords[0])) for h in p.headlines)
+            for p in spec.pains
+        }
+    return table
 
 
 def _news(rng: Dice, spec: FamilySpec, pain_id: str, company: str) -> NewsItem:
-    pain = spec.pain(pain_id)
-    headline = rng.choice(pain.headlines).format(company=company)
-    keyword = next((kw for kw in pain.keywords if kw in headline.lower()), pain.keywords[0])
-    return NewsItem(headline, pain_id, keyword)
+    headline, keyword = rng.choice(_headlines(spec)[pain_id])
+    return NewsItem(headline.format(company=company), pain_id, keyword)
 
 
 def _committee(
-    rng: Dice,
-    spec: FamilySpec,
-    k: Knobs,
-    oid: str,
-    pains: tuple[str, ...],
-    approvals: tuple[str, ...],
-    public_buyers: bool,
+    rng: Dice, spec: FamilySpec, k: Knobs, opp: Opportunity, pains: tuple[str, ...], public_buyers: bool
 ) -> list[Stakeholder]:
-    size = rng.randint(*k.committee)
+    """One opportunity's buying committee, drawn from its own stream when first needed."""
+    oid, size = opp.id, len(opp.stakeholder_ids)
     roles = ["champion", "economic_buyer", "technical_evaluator"]
-    roles += [a for a in approvals if rng.random() < 0.9]
+    roles += [a for a in opp.required_approvals if rng.random() < 0.9]
     while len(roles) < size:
         roles.append(rng.choice(("user", "user", "blocker")))
-    roles = roles[: max(size, 3)]
+    roles = roles[:size]
     rng.shuffle(roles)  # committee order (and so ids) must not reveal roles
     people = []
     for j, role in enumerate(roles):
         title_role = role
         if not public_buyers and rng.random() < k.misleading_titles:
-            title_role = rng.choice([r for r in ROLES if r != role])
+            title_role = rng.choice(OTHER_ROLES[role])
         authority = rng.uniform(*AUTHORITY[role])
         if role == "champion" and rng.random() < 0.2:  # some champions can really sponsor
             authority = rng.uniform(0.7, 0.85)
@@ -294,13 +305,13 @@ def _committee(
 
 
 def _tape(
-    seed: int, template: str, k: Knobs, opps: dict[str, Opportunity], people: dict[str, Stakeholder], days: int
+    seed: int, template: str, k: Knobs, opps: dict[str, Opportunity], people: Committees, days: int
 ) -> tuple[Scheduled, ...]:
     """Exogenous happenings, drawn per opportunity before the episode: the same for every rollout."""
     horizon = days * HOURS_PER_DAY
     items: list[tuple[float, str, dict[str, Any]]] = []
+    rng = stream(seed, "tape", template)
     for oid, opp in opps.items():
-        rng = stream(seed, "tape", template, oid)
         if opp.competitor:
             n_moves = int(opp.competitor_aggression * k.competitor_pressure * days / 20 + rng.random())
             for _ in range(n_moves):

@@ -8,12 +8,11 @@ summary, so it stays small at 100 opportunities; the full table is one ``view_op
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from salesgym.core.clock import HOURS_PER_DAY, day_of, stamp, week_of
 from salesgym.core.events import Event
-from salesgym.core.tools import ToolResult
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.catalog import RESOURCES
 from salesgym.envs.territory.state import TerritoryState
@@ -74,7 +73,7 @@ def _alerts(ctx: Ctx, seller_left: float) -> list[str]:
     return alerts[:8]
 
 
-def observe(ctx: Ctx, result: ToolResult | None, new: Sequence[Event]) -> dict[str, Any]:
+def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) -> dict[str, Any]:
     s, w = ctx.state, ctx.world
     week = week_of(ctx.now)
     capacity = {r: round(w.capacity[r] - s.usage.get((r, week), 0.0), 2) for r in RESOURCES}
@@ -82,7 +81,7 @@ def observe(ctx: Ctx, result: ToolResult | None, new: Sequence[Event]) -> dict[s
     inbox = _inbox(new)
     alerts = _alerts(ctx, capacity["seller"])
     days_left = max(0, day_of(w.horizon) - day_of(ctx.now))
-    last = result.to_dict() if result is not None else None
+    last = result
     data = {
         "time": {
             "now_hours": round(ctx.now, 2),

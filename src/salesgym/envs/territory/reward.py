@@ -1,9 +1,10 @@
 """Reward: potential-based shaping over verified milestones, terminal economics, anti-gaming penalties.
 
-Φ(s) = (Σ_o w(milestone_o)·value_o + dq_credit·value of correctly dropped deals) / norm, where norm is the
-territory's public pipeline value (the midpoints of the public value bands), so an episode's return is
-comparable across territory sizes. Per step r = γ^Δdays·Φ(s') − Φ(s) − penalties/norm; at the end,
-terminal economics add closed value × (1 − discount − cost of delivery)/norm. Φ only moves on verified
+Φ(s) = (Σ_o w(milestone_o)·attainable_value_o + dq_credit·value of correctly dropped deals) / norm, where
+attainable value is zero for deals that cannot close and norm is the territory's public pipeline value (the
+midpoints of the public value bands), so returns are comparable across territory sizes. Per step
+r = γ^Δdays·Φ(s') − Φ(s) − penalties/norm; terminal economics are paid when a deal reaches its terminal
+state (signature): closed value × (1 − discount − cost of delivery)/norm. Φ only moves on verified
 milestones, which only move on buyer evidence, so nothing the seller writes can earn reward.
 """
 

@@ -35,6 +35,20 @@ class Person:
     last_contact: float = -1e9
 
 
+class People(dict[str, Person]):
+    """Stakeholder state by id, holding only people whose state changed; the rest read as their start."""
+
+    def __init__(self, committee: Mapping[str, Any], changed: Mapping[str, Person] | None = None) -> None:
+        super().__init__(changed or {})
+        self.committee = committee
+
+    def __missing__(self, sid: str) -> Person:
+        return Person(self.committee[sid].disposition)
+
+    def copy(self) -> People:
+        return People(self.committee, self)
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
     milestone: int = 0
@@ -44,6 +58,7 @@ class Deal:
     approvals_known: tuple[str, ...] | None = None
     budget_known: tuple[float, float] | None = None
     eb_hint: str | None = None
+    budget_timing: str | None = None
     offered_discount: float | None = None
     asked_discount: float | None = None
     agreed_discount: float | None = None
@@ -105,7 +120,7 @@ class TerritoryState(State):
         "row_counts",
     )
 
-    people: dict[str, Person] = field(default_factory=dict)
+    people: dict[str, Person] = field(default_factory=dict)  # a People map once built by new_state
     deals: dict[str, Deal] = field(default_factory=dict)
     crm: dict[str, Crm] = field(default_factory=dict)
     researched: dict[str, frozenset[str]] = field(default_factory=dict)  # account -> keywords learnt
@@ -115,7 +130,7 @@ class TerritoryState(State):
     violations: dict[str, int] = field(default_factory=dict)
     rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # public portfolio rows, kept current
     row_counts: dict[str, int] = field(default_factory=dict)  # opportunities per shown milestone/status
-    milestone_value: dict[int, float] = field(default_factory=dict)  # true value sitting at each milestone
+    milestone_value: dict[int, float] = field(default_factory=dict)  # attainable value at each milestone
     dq_value: float = 0.0  # true value of correctly dropped (non-viable) deals
     penalties: float = 0.0
     hours_used: float = 0.0
@@ -127,10 +142,10 @@ class TerritoryState(State):
 
 def new_state(world: TerritoryWorld) -> TerritoryState:
     s = TerritoryState()
-    s.people = {sid: Person(p.disposition) for sid, p in world.stakeholders.items()}
+    s.people = People(world.stakeholders)
     s.deals = {oid: Deal() for oid in world.opportunities}
     s.crm = {oid: Crm() for oid in world.opportunities}
-    s.milestone_value = {0: sum(o.true_value for o in world.opportunities.values())}
+    s.milestone_value = {0: sum(o.attainable_value for o in world.opportunities.values())}
     for oid in world.opportunities:
         _refresh_row(s, world, oid)
     return s
@@ -237,7 +252,7 @@ def _evidence(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
 @folds("milestone_advanced")
 def _advanced(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     oid = p["opportunity_id"]
-    value, old = world.opportunities[oid].true_value, s.deals[oid].milestone
+    value, old = world.opportunities[oid].attainable_value, s.deals[oid].milestone
     s.milestone_value[old] -= value
     s.milestone_value[p["to"]] = s.milestone_value.get(p["to"], 0.0) + value
     _deal(s, world, oid, milestone=p["to"])
@@ -275,6 +290,8 @@ def _discovery(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[st
         changes["approvals_known"] = tuple(p["approvals"])
     if p.get("budget_band") is not None:
         changes["budget_known"] = tuple(p["budget_band"])
+    if p.get("budget_band") is not None:
+        changes["budget_timing"] = p.get("budget_timing") or "available now"
     if p.get("eb_hint"):
         changes["eb_hint"] = p["eb_hint"]
     _deal(s, world, oid, **changes)

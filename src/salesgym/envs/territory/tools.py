@@ -235,6 +235,7 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
             "required_approvals": list(deal.approvals_known) if deal.approvals_known is not None else "unknown",
             "budget_band": list(deal.budget_known) if deal.budget_known else "unknown",
             "economic_buyer": deal.eb_hint or "unknown",
+            "budget_timing": deal.budget_timing or "unknown",
         },
         "evidence": [{"type": e.type.value, "from": e.source_actor, "when": stamp(e.timestamp)} for e in deal.evidence],
         "meetings": [
@@ -405,6 +406,8 @@ def run_discovery(ctx: Ctx, a: MeetingIdArgs) -> ToolOutcome:
             "required_approvals": reveal["approvals"] or "not discussed",
             "budget_band": reveal["budget_band"] or "not discussed",
             "economic_buyer": reveal["eb_hint"] or "not discussed",
+            "budget_timing": reveal.get("budget_timing")
+            or ("available now" if reveal["budget_band"] else "not discussed"),
         },
         1.5,
     )
@@ -572,9 +575,19 @@ def wait(ctx: Ctx, a: WaitArgs) -> ToolOutcome:
     elif a.until == "next_week":
         hours = (week_of(ctx.now) + 1) * HOURS_PER_WEEK - ctx.now
     else:
-        head = ctx.state.scheduler.peek()
-        hours = max(0.25, head.due - ctx.now) if head is not None else HOURS_PER_WEEK
-    return ToolOutcome({"waited_hours": round(hours, 2)}, round(hours, 4), {"seller": 0.0})
+        due = [t for t in _upcoming(ctx) if t > ctx.now]
+        hours = min(due) - ctx.now if due else HOURS_PER_WEEK
+    hours = max(0.01, round(hours, 4))
+    return ToolOutcome({"waited_hours": round(hours, 2)}, hours, {"seller": 0.0})
+
+
+def _upcoming(ctx: Ctx) -> list[float]:
+    """Times something will happen: the next buyer response, accepted meetings, booking starts."""
+    head = ctx.state.scheduler.peek()
+    times = [head.due] if head is not None else []
+    times += [m.start for m in ctx.state.meetings.values() if m.accepted and not m.discovery_done]
+    times += [b.start for b in ctx.state.bookings.values() if b.status == "booked"]
+    return times
 
 
 T = ToolSpec
@@ -742,8 +755,9 @@ TOOLS: ToolBox[Ctx] = ToolBox(
         ),
         T(
             "wait",
-            "Let time pass: a number of business hours, until the next buyer response, or until Monday. The only "
-            "tool available when this week's seller hours are used up.",
+            "Let time pass: a number of business hours, until the next event (a buyer response, an accepted "
+            "meeting or a booking starting), or until Monday. The only tool available when this week's seller "
+            "hours are used up.",
             WaitArgs,
             wait,
             "the hours waited",

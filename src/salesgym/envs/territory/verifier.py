@@ -3,8 +3,10 @@
 It re-checks every evidence proof and that the source is a member of that deal's buying committee, then
 applies the milestone rules (``milestones.reached``). CRM records, messages and tool arguments are never
 read, so nothing the seller writes can change the score. Primary metric: verified value-weighted
-milestone advances (plus credit for correctly dropped deals) per 100 *constrained* seller hours, i.e. the
-seller hours the territory made available over the horizon, so working fewer hours is not a way to win.
+milestone advances (plus credit for correctly dropped deals, minus anti-gaming penalties) per 100
+*constrained* seller hours, i.e. the seller hours the territory made available over the horizon, so working
+fewer hours is not a way to win. An advance is weighted by the deal's *attainable* value: a deal that
+cannot close is worth nothing however far its paperwork gets, so working it instead of dropping it loses.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardC
     rejected = 0
     dropped: dict[str, float] = {}
     violations: Counter[str] = Counter()
+    penalties = 0.0
     hours_used = 0.0
     invalid = 0
     ended: dict[str, Any] = {"terminated": False, "truncated": False, "why": None}
@@ -43,6 +46,7 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardC
             dropped.setdefault(e.payload["opportunity_id"], e.time)
         elif kind == "violation_recorded":
             violations[e.payload["kind"]] += 1
+            penalties += float(e.payload["penalty"])
         elif kind == "invalid_action":
             invalid += 1
         elif kind == "episode_ended":
@@ -61,7 +65,7 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardC
         top = len(times) - 1
         for k in range(1, top + 1):
             advances[MILESTONES[k]] += 1
-        advance_value += (cfg.weights[top] - cfg.weights[0]) * opp.true_value
+        advance_value += (cfg.weights[top] - cfg.weights[0]) * opp.attainable_value
         milestones[oid] = "Disqualified" if oid in dropped else MILESTONES[top]
         if top == len(MILESTONES) - 1:
             signed = min(
@@ -80,8 +84,10 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardC
     n = len(world.opportunities)
     right_calls = len(correct) + sum(1 for o in world.opportunities if o not in nonviable and o not in dropped)
     return {
-        "primary": round(100.0 * (advance_value + cfg.dq_credit * dq_value) / constrained, 6),
+        "primary": round(100.0 * (advance_value + cfg.dq_credit * dq_value - penalties) / constrained, 6),
         "value_weighted_advances": round(advance_value, 4),
+        "disqualification_credit": round(cfg.dq_credit * dq_value, 4),
+        "penalties": round(penalties, 4),
         "closed_value": round(closed_value, 4),
         "closed_count": len(closed_days),
         "win_rate": round(len(closed_days) / n, 6),

@@ -6,7 +6,7 @@ see (``public``) and the hidden truth only the simulator, verifier and operator 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -81,6 +81,11 @@ class Opportunity:
     competitor_aggression: float
     fit: float  # product fit, drives technical evaluation
 
+    @property
+    def attainable_value(self) -> float:
+        """What advancing this deal is worth: its value if it can close, nothing if it cannot."""
+        return self.true_value if self.viable else 0.0
+
     def public(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -89,6 +94,37 @@ class Opportunity:
             "value_band": list(self.value_band),
             "target_quarter": self.target_quarter,
         }
+
+
+class Committees(Mapping[str, Stakeholder]):
+    """Stakeholders by id, each committee drawn from its own keyed stream on first use.
+
+    Drawing is deterministic, so the memo never changes what anyone sees: it only spares a reset the cost
+    of drawing committees an episode may never touch (most of a large territory's generation time).
+    """
+
+    def __init__(self, opportunities: Mapping[str, Opportunity], draw: Callable[[Opportunity], list[Stakeholder]]):
+        self._opportunities = opportunities
+        self._draw = draw
+        self._people: dict[str, Stakeholder] = {}
+        self._size = sum(len(o.stakeholder_ids) for o in opportunities.values())
+
+    def __getitem__(self, sid: str) -> Stakeholder:
+        person = self._people.get(sid)
+        if person is None:
+            opp = self._opportunities.get(sid[: sid.rfind("s")]) if isinstance(sid, str) else None
+            if opp is None or sid not in opp.stakeholder_ids:
+                raise KeyError(sid)
+            self._people.update((p.id, p) for p in self._draw(opp))
+            person = self._people[sid]
+        return person
+
+    def __iter__(self) -> Iterator[str]:
+        for opp in self._opportunities.values():
+            yield from opp.stakeholder_ids
+
+    def __len__(self) -> int:
+        return self._size
 
 
 @dataclass(frozen=True, slots=True)

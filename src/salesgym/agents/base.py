@@ -1,0 +1,56 @@
+"""The policy interface every salesgym agent implements, plus tiny helpers to build actions.
+
+A policy sees only what the benchmark runner gives it: the observation after each step and the tool
+result of its own last call. It must always return a well-formed action; when nothing useful can be done
+it waits (never loops on an action the environment refuses).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+Action = dict[str, Any]
+
+
+def call(tool: str, **args: Any) -> Action:
+    """``call("send_message", stakeholder_id="o001s2", ...)`` -> ``{"tool": ..., "args": {...}}``."""
+    return {"tool": tool, "args": args}
+
+
+def wait(hours: float | None = None, until: str | None = None) -> Action:
+    """A ``wait`` action: a number of business hours, or until ``"next_event"`` / ``"next_week"``."""
+    if (hours is None) == (until is None):
+        until = "next_event"
+        hours = None
+    if hours is not None:
+        hours = round(min(80.0, max(0.25, hours)), 2)
+    return call("wait", hours=hours, until=until)
+
+
+class Policy:
+    """Base class: ``reset`` once per episode, then ``act`` / ``observe_result`` alternately.
+
+    Subclasses set ``name`` and implement :meth:`act`. ``self.rng`` is the only source of randomness, so
+    a policy is deterministic given its seed.
+    """
+
+    name = "policy"
+
+    def __init__(self, seed: int, hidden_truth: dict[str, Any] | None = None) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.hidden_truth = hidden_truth
+        self.tool_schemas: list[dict[str, Any]] = []
+        self.last_action: Action | None = None
+
+    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
+        self.rng = random.Random(self.seed)
+        self.tool_schemas = tool_schemas
+        self.last_action = None
+
+    def act(self, observation: dict[str, Any]) -> Action:
+        raise NotImplementedError
+
+    def observe_result(self, tool_result: dict[str, Any]) -> None:
+        """Called by the runner after every step with ``info["tool_result"]``."""

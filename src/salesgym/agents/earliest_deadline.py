@@ -1,0 +1,20 @@
+"""`earliest-deadline`: work deals in order of their target quarter, earliest first (then by value).
+
+Deadline-driven selling: this quarter's deals before next quarter's. It runs the standard playbook on the
+most urgent deal that has something to do, without capacity planning, economic-buyer warming or
+disqualification.
+"""
+
+from __future__ import annotations
+
+from salesgym.agents.memory import QUARTER_END_DAY, Deal
+from salesgym.agents.playbook import Style
+from salesgym.agents.seller import ScriptedSeller
+
+
+class EarliestDeadline(ScriptedSeller):
+    name = "earliest-deadline"
+    style = Style(disqualify=False, warm_economic_buyer=False, follow_up=False)
+
+    def order(self, deals: list[Deal]) -> list[Deal]:
+        return sorted(deals, key=lambda d: (QUARTER_END_DAY.get(d.target, 10**6), -d.value_mid, d.id))

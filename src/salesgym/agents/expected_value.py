@@ -1,0 +1,63 @@
+"""`expected-value`: work the deals with the most expected value per hour of seller capacity.
+
+The strongest heuristic seller. It runs the full playbook (research before outreach, messages and agendas
+that reference researched or discovered keywords, multi-threaded discovery until the economic buyer
+confirms budget and sponsors, SE bookings with lead time, the approvals discovery said the account needs,
+a modest opening discount, escalation when the buyer needs more than our authority, an action plan inside
+the target quarter, procurement on the final terms, the contract on verified Commit), drops deals when the
+buyer gives a disqualification reason, and only opens a new deal when the seller hours left in the episode
+can carry it.
+
+Priority of a deal = value midpoint x P(win | what we know) / seller hours still needed. Deeper deals need
+fewer hours, so the seller finishes what it started before spreading thin.
+"""
+
+from __future__ import annotations
+
+from salesgym.agents.memory import Deal
+from salesgym.agents.playbook import Move, Style
+from salesgym.agents.seller import ScriptedSeller
+
+STAGE_P = (0.35, 0.45, 0.6, 0.7, 0.8, 0.85, 0.9, 1.0)  # P(win) by verified milestone, before evidence of trouble
+HOURS_TO_GO = (16.0, 12.0, 8.0, 6.0, 5.0, 4.0, 1.0, 0.0)  # seller hours still needed from each milestone
+OPEN_COST = 14.0  # hours reserved when a new deal is opened
+
+
+class ExpectedValue(ScriptedSeller):
+    name = "expected-value"
+    style = Style()
+
+    def win_probability(self, deal: Deal) -> float:
+        p = STAGE_P[deal.stage]
+        p *= 0.7 ** deal.tech_failures * 0.9 ** min(deal.competitor_moves, 3)
+        if deal.dq_reason_seen:
+            return 0.0
+        if self.book.capped(deal):
+            p *= 0.3
+        if deal.frozen:
+            p *= 0.6
+        if deal.discoveries >= 3 and deal.stage < 2:
+            p *= 0.6
+        return p
+
+    def hours_to_go(self, deal: Deal) -> float:
+        return 2.0 if self.book.capped(deal) else HOURS_TO_GO[deal.stage]
+
+    def priority(self, deal: Deal) -> float:
+        return deal.value_mid * self.win_probability(deal) / max(1.0, self.hours_to_go(deal))
+
+    @staticmethod
+    def started(deal: Deal) -> bool:
+        return deal.found or bool(deal.account_id)
+
+    def choose(self) -> Move | None:
+        deals = sorted(self.mem.open_deals(), key=lambda d: (-self.priority(d), d.id))
+        committed = sum(self.hours_to_go(d) for d in deals if self.started(d))
+        budget = self.hours_left()
+        for deal in deals:
+            if not self.started(deal) and committed + OPEN_COST > budget:
+                continue
+            move = self.book.next_move(deal)
+            if self.allowed(move):
+                return move
+        return None

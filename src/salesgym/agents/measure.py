@@ -1,0 +1,54 @@
+"""Quick policy comparison outside the benchmark runner: ``python -m salesgym.agents.measure``.
+
+Plays each policy on a grid of (family, template) x seeds and prints mean primary and closed value.
+For published numbers use ``salesgym bench``; this is the developer's loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+from statistics import mean
+from typing import Any
+
+import salesgym
+from salesgym.agents import POLICIES, REFERENCE, make_policy
+
+GRID = [
+    ("midmarket_saas", "standard"), ("midmarket_saas", "entrenched_competitor"), ("enterprise_security", "standard"),
+    ("healthcare", "budget_freeze"), ("public_sector", "standard"), ("midmarket_saas", "smb_velocity"),
+]
+
+
+def episode(name: str, seed: int, **env_kwargs: Any) -> dict[str, Any]:
+    env = salesgym.make("territory-v0", **env_kwargs)
+    obs, _ = env.reset(seed=seed)
+    policy = make_policy(name, seed=seed, hidden_truth=env.hidden_truth() if name in REFERENCE else None)
+    policy.reset(obs, env.tool_schemas())
+    for _ in range(50_000):
+        obs, _r, terminated, truncated, info = env.step(policy.act(obs))
+        policy.observe_result(info["tool_result"])
+        if terminated or truncated:
+            break
+    score: dict[str, Any] = env.score()
+    return score
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--n", type=int, default=10)
+    ap.add_argument("--horizon", type=int, default=30)
+    a = ap.parse_args()
+    seeds = [int(s) for s in a.seeds.split(",")]
+    for name in a.policies.split(","):
+        scores = [episode(name, s, n_opportunities=a.n, horizon_days=a.horizon, family=f, template=t)
+                  for f, t in GRID for s in seeds]
+        print(f"{name:18s} primary {mean(x['primary'] for x in scores):8.1f}   "
+              f"closed_value {mean(x['closed_value'] for x in scores):8.1f}   "
+              f"closed {sum(x['closed_count'] for x in scores):3d}   "
+              f"invalid {sum(x['invalid_actions'] for x in scores)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""`oracle`: the expected-value seller with perfect information (operator side; headroom, never ranked).
+
+It receives ``hidden_truth`` (``env.hidden_truth()``) and reads from it what a seller could only guess:
+which deals are viable (the rest are dropped at once, which earns the disqualification credit), the real
+economic buyer and champion, who holds real authority, each person's pains (so every message is fully
+relevant and never cites the distractor headline), which approvals the account requires (booked from the
+start), when the budget opens (discovery with the economic buyer is timed for it), the real deadline, the
+discount the buyer needs, and how many SE hours the evaluation needs. It still acts only through tools and
+still learns keywords by research: hidden truth chooses, it never substitutes for the buyer's evidence.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from salesgym.agents.base import call
+from salesgym.agents.expected_value import HOURS_TO_GO, ExpectedValue
+from salesgym.agents.memory import Deal, SellerMemory
+from salesgym.agents.playbook import AUTHORITY_MIN, Move, Playbook, Style
+
+
+class OraclePlaybook(Playbook):
+    def __init__(self, memory: SellerMemory, style: Style, truth: dict[str, Any]) -> None:
+        super().__init__(memory, style)
+        self.opps: dict[str, Any] = truth["opportunities"]
+        self.people: dict[str, Any] = truth["stakeholders"]
+        self.accounts: dict[str, Any] = truth["accounts"]
+        self.price_cuts = [(t["due"], t["data"]["opportunity_id"]) for t in truth["tape"]
+                           if t["kind"] == "competitor_price_cut"]
+
+    def _role(self, deal: Deal, role: str) -> str | None:
+        return next((sid for sid in self.opps[deal.id]["stakeholder_ids"] if self.people[sid]["role"] == role
+                     and not (sid in deal.people and deal.people[sid].left)), None)
+
+    def is_viable(self, deal: Deal) -> bool | None:
+        return bool(self.opps[deal.id]["viable"])
+
+    def economic_buyer(self, deal: Deal) -> str | None:
+        return self._role(deal, "economic_buyer")
+
+    def champion(self, deal: Deal) -> str | None:
+        return self._role(deal, "champion")
+
+    def required_approvals(self, deal: Deal) -> list[str] | None:
+        return list(self.opps[deal.id]["required_approvals"])
+
+    def keywords_for(self, deal: Deal, sid: str | None) -> list[str]:
+        known = set(self.mem.known_keywords(deal))
+        account = self.accounts[self.opps[deal.id]["account_id"]]
+        pains = set(self.people[sid]["pains"]) if sid in self.people else set(account["pains"])
+        return sorted({n["keyword"] for n in account["news"] if n["pain_id"] in pains and n["keyword"] in known})
+
+    def budget_open(self, deal: Deal) -> bool:
+        return self.mem.day + self.meeting_day_offset(deal) >= int(self.opps[deal.id]["budget_day"])
+
+    def meeting_day_offset(self, deal: Deal) -> int:
+        soonest = super().meeting_day_offset(deal)
+        if not deal.meetings:  # the first meeting as soon as possible: it warms the committee
+            return soonest
+        return min(15, max(soonest, int(self.opps[deal.id]["budget_day"]) - self.mem.day))
+
+    def deadline_day(self, deal: Deal) -> int:
+        return int(self.opps[deal.id]["deadline_day"])
+
+    def discount_to_offer(self, deal: Deal) -> float:
+        opp = self.opps[deal.id]
+        cuts = sum(1 for due, oid in self.price_cuts if oid == deal.id and due <= self.mem.now + 24)
+        return float(opp["required_discount"]) + 0.03 * cuts + 0.005
+
+    def se_hours(self, deal: Deal) -> float:
+        opp = self.opps[deal.id]
+        rival = opp["competitor_aggression"] if opp["competitor"] else 0.0
+        evaluator = self._role(deal, "technical_evaluator") or self.champion(deal) or self.economic_buyer(deal)
+        d = self.people[evaluator]["disposition"] if evaluator else 0.0
+        need = (math.log(0.9 / 0.1) + 1.0 - 3.0 * opp["fit"] + 1.5 * rival - d) / 0.12  # P(success) >= 0.9
+        return float(min(10.0, max(2.0, math.ceil(need)))) + 2.0 * deal.tech_failures
+
+    def ready_to_price(self, deal: Deal) -> bool:
+        return deal.found
+
+    def ready_to_evaluate(self, deal: Deal) -> bool:
+        return any(p.engaged for p in deal.people.values())
+
+    def plan_sponsor(self, deal: Deal) -> str | None:
+        eb = self.economic_buyer(deal)
+        engaged = eb is not None and eb in deal.people and deal.people[eb].engaged
+        return eb if engaged and (deal.discoveries or deal.exec_sponsor) else None
+
+    def qualified_sources(self, deal: Deal) -> tuple[bool, bool]:
+        def real(sid: str) -> bool:
+            return float(self.people.get(sid, {}).get("authority", 0.0)) >= AUTHORITY_MIN
+        if deal.stage >= 2:
+            return True, True
+        return (any(real(s) for s in deal.sources("budget_confirmation")),
+                any(real(s) for s in deal.sources("authorised_sponsor")))
+
+
+class Oracle(ExpectedValue):
+    name = "oracle"
+
+    def make_playbook(self) -> Playbook:
+        if self.hidden_truth is None:
+            raise ValueError("the oracle needs hidden_truth (env.hidden_truth())")
+        return OraclePlaybook(self.mem, self.style, self.hidden_truth)
+
+    def priority(self, deal: Deal) -> float:
+        opp = self.book.opps[deal.id]  # type: ignore[attr-defined]
+        p = 0.9 if self.mem.day + 8 <= opp["deadline_day"] else 0.4
+        return float(opp["true_value"]) * p / max(1.0, HOURS_TO_GO[deal.stage])
+
+    def choose(self) -> Move | None:
+        for deal in self.mem.open_deals():
+            if not self.book.is_viable(deal):
+                return Move(deal.id, call("disqualify", opportunity_id=deal.id, reason="no viable path this year"),
+                            "not viable")
+        return super().choose()

@@ -1,0 +1,90 @@
+"""Policies: the registry contract, determinism, safe play on debug territories, and the score ordering
+oracle > expected-value > random with every exploit probe below expected-value."""
+
+from __future__ import annotations
+
+from statistics import mean
+from typing import Any
+
+import pytest
+
+import salesgym
+from salesgym.agents import BASELINES, EXPLOITS, POLICIES, REFERENCE, make_policy
+from salesgym.agents.memory import hours_of
+
+# (family, template, seed): 10 opportunities, 30 days each; small but varied.
+TERRITORIES = [
+    ("midmarket_saas", "standard", 1), ("enterprise_security", "standard", 1), ("healthcare", "budget_freeze", 1),
+]
+
+
+def play(name: str, seed: int, **env_kwargs: Any) -> tuple[dict[str, Any], str, list[dict[str, Any]]]:
+    env = salesgym.make("territory-v0", **env_kwargs)
+    obs, _ = env.reset(seed=seed)
+    policy = make_policy(name, seed=seed, hidden_truth=env.hidden_truth() if name in REFERENCE else None)
+    policy.reset(obs, env.tool_schemas())
+    actions = []
+    for _ in range(20_000):
+        action = policy.act(obs)
+        actions.append(action)
+        obs, _r, terminated, truncated, info = env.step(action)
+        policy.observe_result(info["tool_result"])
+        if terminated or truncated:
+            break
+    return env.score(), env.event_log_hash(), actions
+
+
+def test_registry_matches_the_contract() -> None:
+    assert BASELINES == ["random", "crm-stage", "expected-value", "earliest-deadline", "greedy-single"]
+    assert EXPLOITS == ["spam-all", "inflate-stages", "always-discount", "cycle-stages", "forger"]
+    assert REFERENCE == ["oracle"]
+    assert set(POLICIES) == {*BASELINES, *EXPLOITS, *REFERENCE}
+    with pytest.raises(ValueError, match="expected-value"):
+        make_policy("nope", seed=0)
+
+
+def test_stamps_parse_back_to_business_hours() -> None:
+    from salesgym.core.clock import stamp
+
+    for t in (0.0, 2.0, 13.5, 47.25, 123.0):
+        assert hours_of(stamp(t)) == pytest.approx(t, abs=0.01)
+
+
+@pytest.mark.parametrize("name", ["expected-value", "random", "oracle", "forger"])
+def test_same_seed_same_actions(name: str) -> None:
+    a = play(name, 5, n_opportunities=4, horizon_days=30)
+    b = play(name, 5, n_opportunities=4, horizon_days=30)
+    assert a[1] == b[1] and a[2] == b[2]
+
+
+@pytest.mark.parametrize("name", list(POLICIES))
+def test_every_policy_finishes_a_debug_territory(name: str) -> None:
+    score, _, actions = play(name, 3, n_opportunities=4, horizon_days=30, family="healthcare")
+    assert score["terminated"] and not score["truncated"], score["why"]
+    assert score["why"] in ("horizon", "all opportunities terminal")
+    if name != "random":
+        assert score["invalid_actions"] <= 5, score["invalid_actions"]
+    names = {t["function"]["name"] for t in salesgym.make("territory-debug-v0").tool_schemas()}
+    assert {a["tool"] for a in actions} <= names
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, list[dict[str, Any]]]:
+    names = ["oracle", "expected-value", "random", *EXPLOITS]
+    return {name: [play(name, seed, n_opportunities=10, horizon_days=30, family=f, template=t)[0]
+                   for f, t, seed in TERRITORIES] for name in names}
+
+
+def test_oracle_beats_expected_value_beats_random(results: dict[str, list[dict[str, Any]]]) -> None:
+    primary = {k: mean(s["primary"] for s in v) for k, v in results.items()}
+    assert primary["oracle"] > 1.1 * primary["expected-value"], primary
+    assert primary["expected-value"] > 3 * primary["random"], primary
+
+
+@pytest.mark.parametrize("probe", EXPLOITS)
+def test_gaming_does_not_pay(results: dict[str, list[dict[str, Any]]], probe: str) -> None:
+    ev = results["expected-value"]
+    ours = results[probe]
+    assert mean(s["primary"] for s in ours) < mean(s["primary"] for s in ev)
+    assert mean(s["closed_value"] for s in ev) > 0
+    assert mean(s["closed_value"] for s in ours) < mean(s["closed_value"] for s in ev)
