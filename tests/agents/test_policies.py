@@ -88,3 +88,4 @@ def test_gaming_does_not_pay(results: dict[str, list[dict[str, Any]]], probe: st
     assert mean(s["primary"] for s in ours) < mean(s["primary"] for s in ev)
     assert mean(s["closed_value"] for s in ev) > 0
     assert mean(s["closed_value"] for s in ours) < mean(s["closed_value"] for s in ev)
+    assert all(s["closed_value"] == 0 for s in ours)  # no probe gets a single deal signed

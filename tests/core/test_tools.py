@@ -89,8 +89,6 @@ def test_parse_turns_bad_input_into_a_tool_error_with_a_reason(action: object, f
     assert len(err.value.reason) < 1000  # never echoes a huge input
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: core/tools.py ToolBox.parse quotes the repr() of the name, so the "
-                   "reason reads \"unknown tool ''nope''\" (doubled quotes) instead of \"unknown tool 'nope'\"")
 def test_unknown_tool_reason_quotes_the_name_once() -> None:
     with pytest.raises(ToolError) as err:
         BOX.parse({"tool": "nope", "args": GOOD})

@@ -173,11 +173,6 @@ def test_the_invalid_action_ceiling_truncates_the_episode() -> None:
     assert len(env.event_log()) == n  # calls after the end change nothing at all
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeEncodeError, reason=(
-    "BUG: core/env.py step() stores the raw tool name in the invalid_action payload; a lone surrogate in it "
-    "(a dict call such as {'tool': 'wait\\ud800'}; JSON text calls are not affected) makes "
-    "EventLog.digest()/event_log_hash() raise "
-    "UnicodeEncodeError in canonical_json(...).encode()"))
 @pytest.mark.parametrize("action", [{"tool": "wait\ud800", "args": {}}, {"tool": "\udfff"}], ids=["high", "low"])
 def test_lone_surrogates_in_a_tool_name_do_not_break_the_log(action: Any) -> None:
     env = _env()

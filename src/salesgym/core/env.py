@@ -210,7 +210,12 @@ class Environment(Generic[W, S]):
             ctx._pending_draws.clear()
             tool = action.get("tool") if isinstance(action, Mapping) else None
             event = ctx.emit(
-                "invalid_action", "agent", {"reason": err.reason, "tool": tool if isinstance(tool, str) else None}
+                "invalid_action",
+                "agent",
+                {
+                    "reason": err.reason,
+                    "tool": tool if isinstance(tool, str) and tool in self.family.tools.specs else None,
+                },
             )
             result = ToolResult("error", state.seq, 0.0, {}, (event.id,), {"error": err.reason})
             if state.invalid_actions >= self.invalid_action_limit:

@@ -141,7 +141,8 @@ def canonical_json(value: JSONValue) -> str:
 
 
 def sha256_of(value: JSONValue) -> str:
-    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
+    # surrogatepass: agent-supplied text may hold lone surrogates; hashing must never fail on it
+    return hashlib.sha256(canonical_json(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def log_hash(events: list[dict[str, JSONValue]]) -> str:

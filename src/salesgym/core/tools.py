@@ -171,7 +171,7 @@ class ToolBox(Generic[C]):
             raise ToolError("missing tool name: give 'tool' as a string")
         spec = self.specs.get(name)
         if spec is None:
-            raise ToolError(f"unknown tool '{_short(name, 40)}'; available: {', '.join(self.specs)}")
+            raise ToolError(f"unknown tool {_short(name, 40)}; available: {', '.join(self.specs)}")
         if isinstance(args, str):
             if len(args) > MAX_CALL_CHARS:
                 raise ToolError(f"arguments are {len(args)} characters; the limit is {MAX_CALL_CHARS}")

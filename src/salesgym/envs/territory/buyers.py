@@ -382,6 +382,8 @@ def _terms_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     offered = data["discount"]
     if offered + 1e-9 >= need:
         ctx.emit("terms_agreed", who.id, {"opportunity_id": opp.id, "discount": offered})
+        if "procurement" not in opp.required_approvals:  # no procurement review: agreeing terms is the sign-off
+            record(ctx, E.PROCUREMENT_APPROVAL, opp, who.id, {"approval": "procurement", "final_terms": True})
         notify(ctx, opp.id, who.id, "terms", f"We accept the commercial terms at {offered:.0%} discount.")
     else:
         asked = round(min(0.6, need + 0.04 * ctx.draw("buyer", who.id, "counter")), 2)
