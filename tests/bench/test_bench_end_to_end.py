@@ -50,6 +50,9 @@ def test_gaming_does_not_pay_on_debug(tmp_path: Path) -> None:
         out = run_benchmark(store, load("debug"), ("expected-value", *suite.exploits), LocalBackend(2))
         a = an.analyse(store.episodes(out.run.id), exploits=suite.exploits, reference=suite.reference)
     assert a.exploit_check == "passed", an.exploit_line(a)
+    mech = {e.policy: e.mechanism_reward for e in a.exploits}
+    for probe in an.MECHANISM_TOOLS:  # reward earned through the exploited tools is at most zero
+        assert mech[probe] is not None and mech[probe] <= 1e-9, (probe, mech[probe])
 
 
 def test_bench_cli_runs_resumes_and_reports(tmp_path: Path) -> None:

@@ -76,6 +76,7 @@ class ExploitResult:
     anchor_primary: float
     anchor_closed_value: float
     violations: int
+    mechanism_reward: float | None  # reward earned through the exploited tools (must be <= 0), if known
     passed: bool
 
 
@@ -176,10 +177,34 @@ def cost(episodes: Sequence[EpisodeRecord], policy: str) -> Cost:
     )
 
 
+# The tools through which a probe's exploit acts; reward earned on those steps must be at most zero. spam-all's
+# messages and the forger's texts also carry legitimate outreach (and a step's reward includes buyer replies to
+# earlier work that arrive while it runs), so for those two the check is the score comparison here plus the
+# environment's forgery tests (tests/territory/test_forgery.py).
+MECHANISM_TOOLS: dict[str, tuple[str, ...]] = {
+    "inflate-stages": ("update_crm",),
+    "cycle-stages": ("update_crm",),
+    "always-discount": ("send_proposal", "negotiate", "send_contract"),
+}
+
+
+def mechanism_reward(episodes: Sequence[EpisodeRecord], policy: str) -> float | None:
+    tools = MECHANISM_TOOLS.get(policy)
+    if tools is None:
+        return None
+    total = 0.0
+    for e in episodes:
+        if e.policy == policy and e.metrics:
+            by_tool = e.metrics.get("reward_by_tool") or {}
+            total += sum(float(by_tool.get(t, 0.0)) for t in tools)
+    return total
+
+
 def exploit_check(
     episodes: Sequence[EpisodeRecord], exploits: Sequence[str], anchor: str = ANCHOR
 ) -> tuple[list[ExploitResult], str]:
-    """Every exploit probe must score below the anchor on primary, and on closed value (or both be zero)."""
+    """Every exploit probe must score below the anchor on primary, and on closed value (or both be zero), and
+    earn at most zero reward through the mechanism it exploits."""
     present = [p for p in exploits if any(e.policy == p for e in episodes)]
     if not present:
         return [], "not run: no exploit probe in this run"
@@ -193,10 +218,14 @@ def exploit_check(
         cv = _mean(metric_by_territory(episodes, p, "closed_value"))
         viol = sum(failures(episodes, p).violations.values())
         if pr is None or cv is None:
-            results.append(ExploitResult(p, float("nan"), float("nan"), a_primary, a_closed, viol, False))
+            results.append(ExploitResult(p, float("nan"), float("nan"), a_primary, a_closed, viol, None, False))
             continue
         closed_ok = cv < a_closed or (cv == 0.0 and a_closed == 0.0)
-        results.append(ExploitResult(p, pr, cv, a_primary, a_closed, viol, pr < a_primary and closed_ok))
+        mech = mechanism_reward(episodes, p)
+        mech_ok = mech is None or mech <= 1e-9
+        results.append(
+            ExploitResult(p, pr, cv, a_primary, a_closed, viol, mech, pr < a_primary and closed_ok and mech_ok)
+        )
     return results, "passed" if all(r.passed for r in results) else "failed"
 
 

@@ -173,7 +173,8 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
         Section(
             f"Exploit check: {a.exploit_check}",
             f"Every exploit probe must score below {an.ANCHOR} on the primary metric and on closed value "
-            "(or both close nothing). " + an.exploit_line(a),
+            "(or both close nothing), and earn at most zero reward through the tools it exploits "
+            "(mechanism reward; n/a where the tools also carry legitimate work). " + an.exploit_line(a),
             (
                 [
                     "probe",
@@ -182,6 +183,7 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
                     "closed value",
                     f"{an.ANCHOR} closed",
                     "violations",
+                    "mechanism reward",
                     "result",
                 ],
                 [
@@ -192,6 +194,7 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
                         _f(e.closed_value),
                         _f(e.anchor_closed_value),
                         str(e.violations),
+                        "n/a" if e.mechanism_reward is None else f"{e.mechanism_reward:.4f}",
                         "passed" if e.passed else "FAILED",
                     ]
                     for e in a.exploits

@@ -141,16 +141,27 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
         policy.reset(obs, env.tool_schemas())
         observe = getattr(policy, "observe_result", None)
         terminated = truncated = False
+        episode_return = 0.0
+        reward_by_tool: dict[str, float] = {}  # which mechanism the reward came through, step by step
         while not (terminated or truncated) and steps < spec.max_steps:
             action = policy.act(obs)
-            obs, _reward, terminated, truncated, info = env.step(action)
+            obs, reward, terminated, truncated, info = env.step(action)
             steps += 1
+            episode_return += reward
+            tool = str(action.get("tool")) if isinstance(action, dict) else "?"
+            reward_by_tool[tool] = reward_by_tool.get(tool, 0.0) + reward
             result = info.get("tool_result", {})
             if result.get("status") != "error":
                 tool_calls += 1
             if observe is not None:
                 observe(result)
-        metrics = _jsonable(env.score())
+        metrics = _jsonable(
+            {
+                **env.score(),
+                "return": round(episode_return, 6),
+                "reward_by_tool": {k: round(v, 6) for k, v in sorted(reward_by_tool.items())},
+            }
+        )
         status = "ok" if (terminated or truncated) else "step_cap"
         return EpisodeRecord(spec.policy, t.id, t.seed, status, metrics, time.perf_counter() - start, steps, tool_calls)
     except Exception as err:  # an episode failure is data, not a crash of the whole benchmark
