@@ -56,11 +56,15 @@ def referenced_pains(ctx: Ctx, opp: Opportunity, text: str) -> set[str]:
 
 
 def relevance(ctx: Ctx, opp: Opportunity, who: Stakeholder, refs: set[str]) -> float:
-    """Share of this person's pains the text addresses, diluted by references to pains the account lacks."""
+    """Share of this person's pains the text addresses, weighted by how much each hurts the account, and
+    diluted by references to pains the account does not have (kitchen-sink messages earn less)."""
     if not refs:
         return 0.0
-    hit = len(refs & set(who.pains)) / len(who.pains)
-    real = refs & set(ctx.world.accounts[opp.account_id].pains)
+    account = ctx.world.accounts[opp.account_id]
+    severity = dict(zip(account.pains, account.severity, strict=True))
+    cares = sum(severity.get(p, 0.3) for p in who.pains)
+    hit = sum(severity.get(p, 0.3) for p in refs & set(who.pains)) / cares if cares else 0.0
+    real = refs & set(account.pains)
     return float(hit * (len(real) / len(refs)) ** 0.5)
 
 
@@ -71,6 +75,14 @@ def is_champion_engaged(ctx: Ctx, opp: Opportunity) -> bool:
         and not ctx.state.people[sid].left
         for sid in opp.stakeholder_ids
     )
+
+
+FOLLOW_UP_H = 16.0  # answering a buyer within two business days keeps momentum
+
+
+def momentum(ctx: Ctx, who: Stakeholder) -> float:
+    """1 if the seller is following up promptly on this person's last reply, else 0."""
+    return 1.0 if ctx.now - ctx.state.people[who.id].replied_at <= FOLLOW_UP_H else 0.0
 
 
 def seniority_gap(ctx: Ctx, opp: Opportunity, who: Stakeholder) -> float:
@@ -153,7 +165,15 @@ def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool
     if tired > SPAM_THRESHOLD:
         nudge(ctx, who.id, -0.08 * (tired - SPAM_THRESHOLD), "too many messages")
     engaged = 1.0 if ctx.state.people[who.id].engaged else 0.0
-    p = sigmoid(-1.2 + 2.5 * rel + 1.5 * d + 0.8 * engaged - 0.9 * max(0, tired - 2) - seniority_gap(ctx, opp, who))
+    p = sigmoid(
+        -1.2
+        + 2.5 * rel
+        + 1.5 * d
+        + 0.8 * engaged
+        + 0.7 * momentum(ctx, who)
+        - 0.9 * max(0, tired - 2)
+        - seniority_gap(ctx, opp, who)
+    )
     if ctx.draw("buyer", who.id, "reply") >= p:
         return False
     schedule(
@@ -178,6 +198,7 @@ def on_meeting_invite(ctx: Ctx, opp: Opportunity, meeting_id: str, invitees: Ite
             + 1.2 * person.engaged
             + 1.0 * rel
             + 0.8 * intro
+            + 0.7 * momentum(ctx, who)
             - 0.5 * max(0, fatigue(ctx, who.id) - 2)
             - seniority_gap(ctx, opp, who)
         )

@@ -17,7 +17,15 @@ from salesgym.core.rng import Dice, stream
 from salesgym.envs.territory.catalog import APPROVALS, ROLES, FamilySpec, TemplateSpec
 from salesgym.envs.territory.families import get_family, template_of
 from salesgym.envs.territory.families.names import FIRST_NAMES, LAST_NAMES
-from salesgym.envs.territory.world import Account, Committees, NewsItem, Opportunity, Stakeholder, TerritoryWorld
+from salesgym.envs.territory.world import (
+    GENERATOR_VERSION,
+    Account,
+    Committees,
+    NewsItem,
+    Opportunity,
+    Stakeholder,
+    TerritoryWorld,
+)
 
 DEFAULT_CAPACITY = {"seller": 30.0, "se": 16.0, "legal": 6.0, "procurement": 4.0, "management": 3.0}
 DEFAULT_LEAD_DAYS = {"seller": 0, "se": 2, "legal": 5, "procurement": 3, "management": 3}
@@ -148,16 +156,17 @@ def generate(
     days = business_days(horizon_days)
     accounts: dict[str, Account] = {}
     opportunities: dict[str, Opportunity] = {}
+    provenance = f"{GENERATOR_VERSION} seed={seed} family={family} template={tmpl.name}"
     rng = stream(seed, "gen", family, tmpl.name)  # one ordered stream: opportunity i is the same at any size
     for i in range(n_opportunities):
-        account, opp = _opportunity(rng, spec, knobs, i, days)
+        account, opp = _opportunity(rng, spec, knobs, i, days, provenance)
         accounts[account.id] = account
         opportunities[opp.id] = opp
     public_buyers = "no_hidden_state" in ablations
 
     def committee(opp: Opportunity) -> list[Stakeholder]:
         rng = stream(seed, "committee", family, tmpl.name, opp.id)
-        return _committee(rng, spec, knobs, opp, accounts[opp.account_id].pains, public_buyers)
+        return _committee(rng, spec, knobs, opp, accounts[opp.account_id].pains, public_buyers, provenance)
 
     stakeholders = Committees(opportunities, committee)
     tape = _tape(seed, tmpl.name, knobs, opportunities, stakeholders, days)
@@ -186,7 +195,9 @@ def _log_uniform(rng: Dice, lo: float, hi: float) -> float:
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
-def _opportunity(rng: Dice, spec: FamilySpec, k: Knobs, i: int, days: int) -> tuple[Account, Opportunity]:
+def _opportunity(
+    rng: Dice, spec: FamilySpec, k: Knobs, i: int, days: int, provenance: str
+) -> tuple[Account, Opportunity]:
     aid, oid = f"a{i:03d}", f"o{i:03d}"
     name = f"{rng.choice(spec.company_words)} {rng.choice(SUFFIXES)}"
     pains = tuple(p.id for p in rng.sample(spec.pains, rng.randint(2, min(5, len(spec.pains)))))
@@ -204,6 +215,8 @@ def _opportunity(rng: Dice, spec: FamilySpec, k: Knobs, i: int, days: int) -> tu
         tuple(rng.sample(spec.stacks, min(3, len(spec.stacks)))),
         tuple(news),
         pains,
+        tuple(round(rng.uniform(0.3, 1.0), 2) for _ in pains),
+        provenance,
     )
     lo, hi = spec.deal_size_k
     true_value = round(_log_uniform(rng, lo, hi) * k.deal_scale, 1)
@@ -239,6 +252,7 @@ def _opportunity(rng: Dice, spec: FamilySpec, k: Knobs, i: int, days: int) -> tu
         competitor,
         round(min(aggression, 1.0), 3),
         round(fit, 3),
+        provenance,
     )
     return account, opp
 
@@ -263,7 +277,13 @@ def _news(rng: Dice, spec: FamilySpec, pain_id: str, company: str) -> NewsItem:
 
 
 def _committee(
-    rng: Dice, spec: FamilySpec, k: Knobs, opp: Opportunity, pains: tuple[str, ...], public_buyers: bool
+    rng: Dice,
+    spec: FamilySpec,
+    k: Knobs,
+    opp: Opportunity,
+    pains: tuple[str, ...],
+    public_buyers: bool,
+    provenance: str,
 ) -> list[Stakeholder]:
     """One opportunity's buying committee, drawn from its own stream when first needed."""
     oid, size = opp.id, len(opp.stakeholder_ids)
@@ -299,6 +319,7 @@ def _committee(
                 responsiveness_h=round(latency, 2),
                 persona=rng.choice(PERSONAS),
                 pains=cares,
+                provenance=provenance,
             )
         )
     return people

@@ -33,6 +33,7 @@ class Person:
     recent: tuple[float, ...] = ()  # send times of recent messages (fatigue)
     value_seen: float = 0.0  # best relevance of what the seller showed this person
     last_contact: float = -1e9
+    replied_at: float = -1e9  # when this person last replied (prompt follow-up keeps momentum)
 
 
 class People(dict[str, Person]):
@@ -239,7 +240,7 @@ def _disposition(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[
 
 @folds("buyer_replied")
 def _replied(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
-    _person(s, p["stakeholder_id"], engaged=True)
+    _person(s, p["stakeholder_id"], engaged=True, replied_at=e.time)
     _touch(s, world, p["opportunity_id"], e.time)
 
 

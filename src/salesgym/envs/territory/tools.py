@@ -398,10 +398,23 @@ def run_discovery(ctx: Ctx, a: MeetingIdArgs) -> ToolOutcome:
         raise ToolError(f"nobody accepted meeting {m.id}")
     reveal = buyers.discovery(ctx, opp, m.id, attendees, m.relevance)
     w = ctx.world
+    account = w.accounts[opp.account_id]
+    # buyers describe how much a pain hurts in words, not numbers
+    severity = {
+        p: "high" if v >= 0.75 else "medium" if v >= 0.5 else "low"
+        for p, v in zip(account.pains, account.severity, strict=True)
+    }
     return done(
         {
             "attendees": [p.id for p in attendees],
-            "pains": [{"label": w.pain_label(p), "keywords": list(w.spec.pain(p).keywords)} for p in reveal["pains"]],
+            "pains": [
+                {
+                    "label": w.pain_label(p),
+                    "keywords": list(w.spec.pain(p).keywords),
+                    "severity": severity.get(p, "low"),
+                }
+                for p in reveal["pains"]
+            ],
             "roles": reveal["roles"],
             "required_approvals": reveal["approvals"] or "not discussed",
             "budget_band": reveal["budget_band"] or "not discussed",

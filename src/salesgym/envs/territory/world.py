@@ -33,6 +33,8 @@ class Account:
     stack: tuple[str, ...]
     news: tuple[NewsItem, ...]  # surfaced by research_account
     pains: tuple[str, ...]  # hidden: the account's real pains (pain ids)
+    severity: tuple[float, ...]  # hidden: how much each of those pains hurts, in (0, 1]
+    provenance: str = ""
 
     def public(self) -> dict[str, Any]:
         return {
@@ -55,7 +57,8 @@ class Stakeholder:
     disposition: float  # hidden starting disposition, in [-1, 1]
     responsiveness_h: float  # hidden mean reply latency, business hours
     persona: str  # hidden
-    pains: tuple[str, ...]  # hidden: the pains this person cares about
+    pains: tuple[str, ...]  # hidden: the pains this person cares about (their motives)
+    provenance: str = ""
 
     def public(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "title": self.title}
@@ -80,6 +83,7 @@ class Opportunity:
     competitor: str | None
     competitor_aggression: float
     fit: float  # product fit, drives technical evaluation
+    provenance: str = ""
 
     @property
     def attainable_value(self) -> float:
