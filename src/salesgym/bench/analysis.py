@@ -91,6 +91,17 @@ class Analysis:
     notes: list[str] = field(default_factory=list)
 
 
+def ranked(rows: Sequence[PolicyRow], reference_label: str) -> list[tuple[str, PolicyRow]]:
+    """Rows with their rank label: 1, 2, ... for ranked policies, ``reference_label`` for references."""
+    out: list[tuple[str, PolicyRow]] = []
+    rank = 0
+    for r in rows:
+        if not r.reference:
+            rank += 1
+        out.append((reference_label if r.reference else str(rank), r))
+    return out
+
+
 def _num(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)

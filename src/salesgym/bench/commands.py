@@ -92,14 +92,8 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
     t.add_column("policy", no_wrap=True, min_width=15)
     for col in ("mean", "median", "95% CI", "norm", "closed", "Δ vs EV"):
         t.add_column(col, justify="right", no_wrap=True)
-    rank = 0
-    for r in a.rows:
+    for label, r in an.ranked(a.rows, "ref"):
         p = r.primary
-        if r.reference:
-            label = "ref"
-        else:
-            rank += 1
-            label = str(rank)
         diff = r.vs_anchor
         t.add_row(
             label,

@@ -68,13 +68,7 @@ def analyse_run(store: Store, run_id: str) -> tuple[RunRecord, an.Analysis]:
 def leaderboard_table(a: an.Analysis) -> Table:
     header = ["rank", "policy", "n", "mean", "median", "95% CI", "normalised", "closed value", "win rate"]
     rows: list[list[str]] = []
-    rank = 0
-    for r in a.rows:
-        if r.reference:
-            label = "headroom"
-        else:
-            rank += 1
-            label = str(rank)
+    for label, r in an.ranked(a.rows, "headroom"):
         p = r.primary
         rows.append(
             [
