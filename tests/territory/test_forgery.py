@@ -7,7 +7,6 @@ verified outcome (milestones, advances, primary metric, the evidence ledger) is 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -163,7 +162,7 @@ def _events(env: TerritoryEnv) -> list[Event]:
 
 def _with_evidence(e: Event, **changes: Any) -> Event:
     evidence = {**e.payload["evidence"], **changes}
-    return dataclasses.replace(e, payload={**e.payload, "evidence": evidence})
+    return e._replace(payload={**e.payload, "evidence": evidence})
 
 
 def test_rescoring_the_untouched_log_reproduces_the_score() -> None:

@@ -10,6 +10,7 @@ import datetime as dt
 import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 HOURS_PER_DAY = 8.0
@@ -46,6 +47,7 @@ def date_of(t: float) -> dt.date:
     return START_DATE + dt.timedelta(days=weeks * 7 + weekday)
 
 
+@lru_cache(maxsize=8192)
 def stamp(t: float) -> str:
     """Human-readable simulated time, e.g. ``Tue 2027-01-05 13:30`` (days start at 09:00)."""
     minutes = round((t % HOURS_PER_DAY) * 60)

@@ -5,9 +5,10 @@ reward and scorer), so a new world size, reward or family never edits this file.
 
 1. parse the call (bad input -> one ``invalid_action`` event, nothing else changes);
 2. the tool handler reads state and keyed dice and *emits events*; every event is applied at once;
-3. a ``tool_completed`` event records the call and its cost;
-4. the clock advances by the call's time cost, firing scheduled items and the pinned exogenous tape in
+3. the clock advances by the call's time cost, firing scheduled items and the pinned exogenous tape in
    time order (each firing is an event, and so is everything it causes);
+4. a ``tool_completed`` event, stamped at the end of the call, records the call and its cost and moves the
+   clock to that time;
 5. reward from the potential before/after, observation from public views.
 
 Replaying the log into a freshly generated world reproduces the state exactly (``replay``), because
@@ -96,6 +97,7 @@ class Context(Generic[W, S]):
     log: EventLog
     _verifier: Verifier
     _pending_draws: list[tuple[str, ...]]
+    provenance: str  # stamped on every event: which family and world seed produced it
 
     @property
     def now(self) -> float:
@@ -112,16 +114,10 @@ class Context(Generic[W, S]):
         if self._pending_draws:
             body["draws"] = [list(k) for k in self._pending_draws]
             self._pending_draws.clear()
-        event = Event(
-            self.state.seq, self.state.now if time is None else time, kind, actor, body, self.world_provenance
-        )
+        event = Event(self.state.seq, self.state.now if time is None else time, kind, actor, body, self.provenance)
         self.log.append(event)
         apply_event(self.family, self.state, self.world, event)
         return event
-
-    @property
-    def world_provenance(self) -> str:
-        return f"{self.family.name}:{self.world.seed}"
 
     def issue_evidence(self, kind: EvidenceType, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:
         """Buyer actors only: create a signed evidence record and emit it."""
@@ -171,6 +167,7 @@ class Environment(Generic[W, S]):
         self._log = EventLog()
         self._verifier: Verifier | None = None
         self._phi = 0.0
+        self._provenance = ""
         self._last_obs: Observation = {}
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -186,6 +183,7 @@ class Environment(Generic[W, S]):
         self._state = self.family.new_state(world)
         self._log = EventLog()
         self._verifier = Verifier(self._secret, seed)
+        self._provenance = f"{self.family.name}:{seed}"
         ctx = self._ctx()
         ctx.emit("episode_started", "env", {"world": world.public()})
         self._phi = self.family.potential(self._state, world)
@@ -223,17 +221,21 @@ class Environment(Generic[W, S]):
                     "episode_ended", "env", {"terminated": False, "truncated": True, "why": "invalid-action ceiling"}
                 )
         else:
+            target = self._advance(ctx, state.now + outcome.time_cost)
+            # the call completes when its time is spent: one event records the call, its cost and the new clock
             ctx.emit(
                 "tool_completed",
                 "agent",
                 {
                     "tool": spec.name,
                     "args": args.model_dump(mode="json"),
+                    "started": t0,
                     "time_cost": outcome.time_cost,
                     "resource_cost": dict(outcome.resource_cost),
                 },
+                time=target,
             )
-            self._advance(ctx, state.now + outcome.time_cost)
+            self._check_end(ctx)
             ids = tuple(f"ev{s:06d}" for s in range(start, state.seq))
             result = ToolResult("ok", state.seq, outcome.time_cost, outcome.resource_cost, ids, outcome.output)
         new = self._log.since(start)
@@ -245,8 +247,9 @@ class Environment(Generic[W, S]):
         info = {"tool_result": result_dict, "state_version": state.seq}
         return self._last_obs, reward, state.terminated, state.truncated, info
 
-    def _advance(self, ctx: Context[W, S], target: float) -> None:
-        """Move the clock to ``target``, firing due scheduled items and tape items in time order."""
+    def _advance(self, ctx: Context[W, S], target: float) -> float:
+        """Fire due scheduled items and tape items up to ``target`` in time order; return the exact target
+        (the event that completes the step moves the clock there)."""
         state, world = ctx.state, ctx.world
         target = round(min(target, world.horizon), TIME_DECIMALS)  # no float drift: "Monday" is exact
         tape = world.tape
@@ -268,8 +271,10 @@ class Environment(Generic[W, S]):
                     "item_due", "world", {"item_id": item.item_id, "what": item.kind}, time=max(item.due, state.now)
                 )
             self.family.fire(ctx, item)
-        if target > state.now:
-            ctx.emit("clock_advanced", "world", {"to": target}, time=target)
+        return target
+
+    def _check_end(self, ctx: Context[W, S]) -> None:
+        state, world = ctx.state, ctx.world
         if not state.terminated and (state.now >= world.horizon or self.family.is_over(state, world)):
             ctx.emit(
                 "episode_ended",
@@ -338,4 +343,4 @@ class Environment(Generic[W, S]):
     def _ctx(self) -> Context[W, S]:
         state, world = self._require()
         assert self._verifier is not None
-        return Context(world, state, self.family, self._log, self._verifier, [])
+        return Context(world, state, self.family, self._log, self._verifier, [], self._provenance)

@@ -15,7 +15,7 @@ from salesgym.core.clock import HOURS_PER_DAY, day_of, stamp, week_of
 from salesgym.core.events import Event
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.catalog import RESOURCES
-from salesgym.envs.territory.state import TerritoryState
+from salesgym.envs.territory.state import BOOKING_USABLE_DAYS, TerritoryState, live_bookings, live_meetings
 
 COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high_k", "target", "last_activity_day")
 MAX_NEW_LINES = 12
@@ -58,17 +58,13 @@ def _alerts(ctx: Ctx, seller_left: float) -> list[str]:
     if seller_left <= 0:
         alerts.append("seller hours for this week are used up: only wait is possible until Monday")
     today = day_of(now)
-    for m in s.meetings.values():
+    for m in live_meetings(s, now):
         if not m.discovery_done and m.accepted and m.start <= now < m.start + HOURS_PER_DAY:
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) is on now: run_discovery")
         elif not m.discovery_done and m.accepted and day_of(m.start) == today + 1:
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) tomorrow")
-    for b in s.bookings.values():
-        if (
-            b.status == "booked"
-            and b.start <= now < b.start + 5 * HOURS_PER_DAY
-            and now + HOURS_PER_DAY >= b.start + 5 * HOURS_PER_DAY
-        ):
+    for b in live_bookings(s, now):
+        if b.start <= now and now + HOURS_PER_DAY >= b.start + BOOKING_USABLE_DAYS * HOURS_PER_DAY:
             alerts.append(f"booking {b.id} ({b.resource}, {b.opportunity_id}) lapses within a day")
     return alerts[:8]
 

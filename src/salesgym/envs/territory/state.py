@@ -8,10 +8,10 @@ fold does not know (reads, notices) change nothing here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
-from salesgym.core.clock import week_of
+from salesgym.core.clock import HOURS_PER_DAY, week_of
 from salesgym.core.events import Event
 from salesgym.core.evidence import Evidence
 from salesgym.core.state import State
@@ -21,8 +21,7 @@ from salesgym.envs.territory.world import TerritoryWorld
 RECENT_WINDOW_H = 40.0  # messages within a business week count towards fatigue
 
 
-@dataclass(frozen=True, slots=True)
-class Person:
+class Person(NamedTuple):
     """What changes about a stakeholder during the episode."""
 
     disposition: float
@@ -50,8 +49,7 @@ class People(dict[str, Person]):
         return People(self.committee, self)
 
 
-@dataclass(frozen=True, slots=True)
-class Deal:
+class Deal(NamedTuple):
     milestone: int = 0
     status: str = "open"  # open | closed | disqualified
     evidence: tuple[Evidence, ...] = ()
@@ -74,8 +72,7 @@ class Deal:
     closed_at: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Crm:
+class Crm(NamedTuple):
     """The seller's own notes. The verifier never reads them."""
 
     stage: str = "Prospecting"
@@ -83,23 +80,28 @@ class Crm:
     next_step: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Booking:
+MEETING_LEAD_MAX_DAYS = 15  # a meeting is at most this many business days after it was requested
+BOOKING_LEAD_MAX_DAYS = 40  # a booking starts at most this many business days after it was made
+BOOKING_USABLE_DAYS = 5  # and can be used for this many business days from its start
+
+
+class Booking(NamedTuple):
     id: str
     opportunity_id: str
     resource: str
     hours: float
     start: float
+    created: float
     status: str = "booked"  # booked | used | cancelled
 
 
-@dataclass(frozen=True, slots=True)
-class Meeting:
+class Meeting(NamedTuple):
     id: str
     opportunity_id: str
     invitees: tuple[str, ...]
     start: float
     relevance: float
+    created: float
     accepted: tuple[str, ...] = ()
     declined: tuple[str, ...] = ()
     discovery_done: bool = False
@@ -141,6 +143,31 @@ class TerritoryState(State):
         State.__init__(self)
 
 
+def live_meetings(s: TerritoryState, now: float) -> list[Meeting]:
+    """Meetings that can still matter (start from yesterday on): newest first, stopping at the first one
+    requested too long ago to start that late, so the cost does not grow with the episode."""
+    horizon = now - (MEETING_LEAD_MAX_DAYS + 1) * HOURS_PER_DAY
+    out = []
+    for m in reversed(s.meetings.values()):
+        if m.created < horizon:
+            break
+        if m.start + HOURS_PER_DAY > now:
+            out.append(m)
+    return out
+
+
+def live_bookings(s: TerritoryState, now: float) -> list[Booking]:
+    """Bookings not yet lapsed, found the same way as ``live_meetings``."""
+    horizon = now - (BOOKING_LEAD_MAX_DAYS + BOOKING_USABLE_DAYS) * HOURS_PER_DAY
+    out = []
+    for b in reversed(s.bookings.values()):
+        if b.created < horizon:
+            break
+        if b.status == "booked" and b.start + BOOKING_USABLE_DAYS * HOURS_PER_DAY > now:
+            out.append(b)
+    return out
+
+
 def new_state(world: TerritoryWorld) -> TerritoryState:
     s = TerritoryState()
     s.people = People(world.stakeholders)
@@ -172,12 +199,12 @@ def _refresh_row(s: TerritoryState, world: TerritoryWorld, oid: str) -> None:
 
 
 def _deal(s: TerritoryState, world: TerritoryWorld, oid: str, **changes: Any) -> None:
-    s.deals[oid] = replace(s.deals[oid], **changes)
+    s.deals[oid] = s.deals[oid]._replace(**changes)
     _refresh_row(s, world, oid)
 
 
 def _person(s: TerritoryState, sid: str, **changes: Any) -> None:
-    s.people[sid] = replace(s.people[sid], **changes)
+    s.people[sid] = s.people[sid]._replace(**changes)
 
 
 def _touch(s: TerritoryState, world: TerritoryWorld, oid: str, t: float) -> None:
@@ -206,7 +233,7 @@ def apply(s: TerritoryState, world: TerritoryWorld, event: Event) -> None:
 def _tool(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     hours = float(p["resource_cost"].get("seller", 0.0))
     if hours:
-        key = ("seller", week_of(e.time))
+        key = ("seller", week_of(p["started"]))  # charged to the week the call started
         s.usage[key] = s.usage.get(key, 0.0) + hours
         s.hours_used += hours
 
@@ -262,7 +289,7 @@ def _advanced(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
 @folds("meeting_requested")
 def _meeting(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     s.meetings[p["meeting_id"]] = Meeting(
-        p["meeting_id"], p["opportunity_id"], tuple(p["invitees"]), p["start"], p["relevance"]
+        p["meeting_id"], p["opportunity_id"], tuple(p["invitees"]), p["start"], p["relevance"], e.time
     )
     for sid in p["invitees"]:
         _person(s, sid, last_contact=e.time)
@@ -274,16 +301,16 @@ def _answered(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
     m = s.meetings[p["meeting_id"]]
     sid = p["stakeholder_id"]
     if p["accepted"]:
-        s.meetings[m.id] = replace(m, accepted=(*m.accepted, sid))
+        s.meetings[m.id] = m._replace(accepted=(*m.accepted, sid))
         _person(s, sid, engaged=True)
     else:
-        s.meetings[m.id] = replace(m, declined=(*m.declined, sid))
+        s.meetings[m.id] = m._replace(declined=(*m.declined, sid))
 
 
 @folds("discovery_held")
 def _discovery(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     m = s.meetings[p["meeting_id"]]
-    s.meetings[m.id] = replace(m, discovery_done=True)
+    s.meetings[m.id] = m._replace(discovery_done=True)
     oid = m.opportunity_id
     deal = s.deals[oid]
     changes: dict[str, Any] = {"pains_known": deal.pains_known | frozenset(p["pains"]), "last_activity": e.time}
@@ -302,7 +329,7 @@ def _discovery(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[st
 
 @folds("resource_booked")
 def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
-    b = Booking(p["booking_id"], p["opportunity_id"], p["resource"], p["hours"], p["start"])
+    b = Booking(p["booking_id"], p["opportunity_id"], p["resource"], p["hours"], p["start"], e.time)
     s.bookings[b.id] = b
     key = (b.resource, week_of(b.start))
     s.usage[key] = s.usage.get(key, 0.0) + b.hours
@@ -311,7 +338,7 @@ def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, 
 @folds("booking_cancelled")
 def _cancelled(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     b = s.bookings[p["booking_id"]]
-    s.bookings[b.id] = replace(b, status="cancelled")
+    s.bookings[b.id] = b._replace(status="cancelled")
     if p["refunded"]:
         key = (b.resource, week_of(b.start))
         s.usage[key] = s.usage[key] - b.hours
@@ -320,7 +347,7 @@ def _cancelled(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[st
 @folds("booking_used")
 def _used(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     b = s.bookings[p["booking_id"]]
-    s.bookings[b.id] = replace(b, status="used")
+    s.bookings[b.id] = b._replace(status="used")
 
 
 @folds("process_started")

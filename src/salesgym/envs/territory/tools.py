@@ -17,7 +17,14 @@ from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolS
 from salesgym.envs.territory import buyers
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.milestones import MILESTONES
-from salesgym.envs.territory.state import Booking
+from salesgym.envs.territory.state import (
+    BOOKING_LEAD_MAX_DAYS,
+    BOOKING_USABLE_DAYS,
+    MEETING_LEAD_MAX_DAYS,
+    Booking,
+    live_bookings,
+    live_meetings,
+)
 from salesgym.envs.territory.world import Opportunity, Stakeholder
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=40)]
@@ -36,7 +43,7 @@ CrmStage = Literal[
     "Closed Won",
     "Closed Lost",
 ]
-USABLE_HOURS = 5 * HOURS_PER_DAY  # a booking can be used within a business week of its start
+USABLE_HOURS = BOOKING_USABLE_DAYS * HOURS_PER_DAY  # a booking can be used within a business week of its start
 APPROVAL_RESOURCE = {"security": "se", "legal": "legal", "procurement": "procurement"}
 APPROVAL_DAYS = {"security": 4, "legal": 5, "procurement": 3}
 
@@ -119,7 +126,7 @@ class MeetingArgs(ToolArgs):
     opportunity_id: Id = Field(description=OPP)
     stakeholder_ids: list[Id] = Field(min_length=1, max_length=6, description="invitees (1-6 known stakeholders)")
     agenda: Text = Field(description="agenda; relevant topics raise acceptance")
-    in_days: int = Field(ge=1, le=15, description="business days from today until the meeting")
+    in_days: int = Field(ge=1, le=MEETING_LEAD_MAX_DAYS, description="business days from today until the meeting")
 
 
 class BookArgs(ToolArgs):
@@ -127,7 +134,7 @@ class BookArgs(ToolArgs):
     resource: Resource | None = Field(description="internal team to book; null when cancelling")
     hours: float | None = Field(ge=0.5, le=16, description="hours to book; null when cancelling")
     start_in_days: int | None = Field(
-        ge=0, le=40, description="business days until the booking starts; null when cancelling"
+        ge=0, le=BOOKING_LEAD_MAX_DAYS, description="business days until the booking starts; null when cancelling"
     )
     cancel_booking_id: Id | None = Field(None, description="set to cancel this booking instead of booking")
 
@@ -598,8 +605,8 @@ def _upcoming(ctx: Ctx) -> list[float]:
     """Times something will happen: the next buyer response, accepted meetings, booking starts."""
     head = ctx.state.scheduler.peek()
     times = [head.due] if head is not None else []
-    times += [m.start for m in ctx.state.meetings.values() if m.accepted and not m.discovery_done]
-    times += [b.start for b in ctx.state.bookings.values() if b.status == "booked"]
+    times += [m.start for m in live_meetings(ctx.state, ctx.now) if m.accepted and not m.discovery_done]
+    times += [b.start for b in live_bookings(ctx.state, ctx.now)]
     return times
 
 
