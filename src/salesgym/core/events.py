@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
+from itertools import chain
 from typing import Any, NamedTuple
 
 JSONValue = Any  # JSON-serialisable data; kept loose on purpose, checked by canonical_json
@@ -76,9 +77,7 @@ class EventLog:
             self._tail = []
 
     def __iter__(self) -> Iterator[Event]:
-        for chunk in self._chunks:
-            yield from chunk
-        yield from self._tail
+        return chain.from_iterable((*self._chunks, self._tail.copy()))
 
     def __getitem__(self, index: int) -> Event:
         if index < 0:

@@ -87,9 +87,12 @@ _claim_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=st
 class Verifier:
     """Issues and checks proofs. Holds the only copy of the key."""
 
-    __slots__ = ("__key",)
+    __slots__ = ("__key", "_verified")
 
     def __init__(self, secret: bytes, world_seed: int) -> None:
+        # proof -> (the exact record that was checked, its Evidence): re-scoring a growing log, or a clone's
+        # log that shares the same records, costs a dict comparison per record instead of a MAC
+        self._verified: dict[str, tuple[dict[str, Any], Evidence]] = {}
         self.__key = hashlib.sha256(secret + b"\x00" + str(world_seed).encode()).digest()  # 32 bytes: a BLAKE2b key
 
     def _mac(self, e: Evidence) -> str:
@@ -109,10 +112,27 @@ class Verifier:
         claim: Mapping[str, Any],
     ) -> Evidence:
         unsigned = Evidence(evidence_id, kind, subject, source_actor, timestamp, dict(claim), "")
-        return Evidence(evidence_id, kind, subject, source_actor, timestamp, dict(claim), self._mac(unsigned))
+        signed = Evidence(evidence_id, kind, subject, source_actor, timestamp, dict(claim), self._mac(unsigned))
+        self._verified[signed.proof_ref] = (signed.to_dict(), signed)  # issued here, so known good
+        return signed
 
     def check(self, evidence: Evidence) -> bool:
         return hmac.compare_digest(self._mac(evidence), evidence.proof_ref)
+
+    def verified(self, record: Mapping[str, Any]) -> Evidence | None:
+        """The evidence a plain record describes if its proof holds, else None (also for malformed records)."""
+        proof = record.get("proof_ref")
+        hit = self._verified.get(proof) if isinstance(proof, str) else None
+        if hit is not None and hit[0] == record:
+            return hit[1]
+        try:
+            evidence = Evidence.from_dict(record)
+        except (KeyError, TypeError, ValueError):
+            return None
+        if not self.check(evidence):
+            return None
+        self._verified[evidence.proof_ref] = ({**record, "claim": dict(record["claim"])}, evidence)
+        return evidence
 
     def __repr__(self) -> str:
         return "Verifier(<key withheld>)"

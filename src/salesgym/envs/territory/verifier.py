@@ -21,6 +21,17 @@ from salesgym.envs.territory.milestones import MILESTONES, reached
 from salesgym.envs.territory.reward import RewardConfig
 from salesgym.envs.territory.world import TerritoryWorld
 
+READ = frozenset(
+    (
+        "evidence_recorded",
+        "tool_completed",
+        "opportunity_disqualified",
+        "violation_recorded",
+        "invalid_action",
+        "episode_ended",
+    )
+)  # the only events the verifier reads: never CRM edits, messages or other seller text
+
 
 def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardConfig) -> dict[str, Any]:
     ledger: dict[str, list[Evidence]] = {oid: [] for oid in world.opportunities}
@@ -33,10 +44,12 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardC
     ended: dict[str, Any] = {"terminated": False, "truncated": False, "why": None}
     for e in log:
         kind = e.kind
+        if kind not in READ:
+            continue
         if kind == "evidence_recorded":
-            ev = Evidence.from_dict(e.payload["evidence"])
-            opp = world.opportunities.get(ev.subject)
-            if opp is None or ev.source_actor not in opp.stakeholder_ids or not verifier.check(ev):
+            ev = verifier.verified(e.payload["evidence"])
+            opp = world.opportunities.get(ev.subject) if ev is not None else None
+            if ev is None or opp is None or ev.source_actor not in opp.stakeholder_ids:
                 rejected += 1
             else:
                 ledger[ev.subject].append(ev)
