@@ -20,7 +20,13 @@ def demo(
     """Play the built-in heuristic seller through a small territory and print a readable trace."""
     from salesgym.demo import run_demo
 
-    run_demo(seed=seed, n_opportunities=n_opportunities, horizon_days=horizon_days, family=family, max_steps=max_steps)
+    try:
+        run_demo(
+            seed=seed, n_opportunities=n_opportunities, horizon_days=horizon_days, family=family, max_steps=max_steps
+        )
+    except ValueError as err:  # bad arguments: one clear line, no traceback
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
 
 
 register_bench(app)
