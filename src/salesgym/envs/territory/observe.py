@@ -124,7 +124,7 @@ def render_text(data: dict[str, Any]) -> str:
     elif last is not None:
         output = last["output"]
         body = str(output.get("error")) if last["status"] == "error" else json.dumps(output, separators=(",", ":"))
-        if len(body) > MAX_RESULT_CHARS:
+        if len(body) > MAX_RESULT_CHARS and "opportunity" not in output:  # a deal's full view is never cut
             body = body[:MAX_RESULT_CHARS] + "... (truncated; the full output is in info['tool_result'])"
         lines.append(f"Last: {last['status']} ({last['time_cost']:g}h) {body}")
     ep = data["episode"]
