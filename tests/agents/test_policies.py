@@ -10,6 +10,7 @@ import pytest
 
 import salesgym
 from salesgym.agents import BASELINES, EXPLOITS, POLICIES, REFERENCE, make_policy
+from salesgym.agents.base import rollout
 from salesgym.agents.memory import hours_of
 
 # (family, template, seed): 10 opportunities, 30 days each; small but varied.
@@ -20,17 +21,9 @@ TERRITORIES = [
 
 def play(name: str, seed: int, **env_kwargs: Any) -> tuple[dict[str, Any], str, list[dict[str, Any]]]:
     env = salesgym.make("territory-v0", **env_kwargs)
-    obs, _ = env.reset(seed=seed)
+    env.reset(seed=seed)
     policy = make_policy(name, seed=seed, hidden_truth=env.hidden_truth() if name in REFERENCE else None)
-    policy.reset(obs, env.tool_schemas())
-    actions = []
-    for _ in range(20_000):
-        action = policy.act(obs)
-        actions.append(action)
-        obs, _r, terminated, truncated, info = env.step(action)
-        policy.observe_result(info["tool_result"])
-        if terminated or truncated:
-            break
+    actions = [step.action for step in rollout(env, policy, seed, max_steps=20_000)]
     return env.score(), env.event_log_hash(), actions
 
 

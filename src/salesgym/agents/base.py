@@ -8,6 +8,8 @@ it waits (never loops on an action the environment refuses).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 Action = dict[str, Any]
@@ -54,3 +56,28 @@ class Policy:
 
     def observe_result(self, tool_result: dict[str, Any]) -> None:
         """Called by the runner after every step with ``info["tool_result"]``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    action: Action
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+
+def rollout(env: Any, policy: Policy, seed: int, max_steps: int = 50_000) -> Iterator[Step]:
+    """Reset ``env`` with ``seed`` and play ``policy`` until the episode ends or ``max_steps``; yields each step.
+
+    The one episode loop: the benchmark runner, the measurement script and the tests all use it.
+    """
+    obs, _ = env.reset(seed=seed)
+    policy.reset(obs, env.tool_schemas())
+    for _ in range(max_steps):
+        action = policy.act(obs)
+        obs, reward, terminated, truncated, info = env.step(action)
+        policy.observe_result(info["tool_result"])
+        yield Step(action, reward, terminated, truncated, info)
+        if terminated or truncated:
+            return

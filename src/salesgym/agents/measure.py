@@ -12,23 +12,24 @@ from typing import Any
 
 import salesgym
 from salesgym.agents import POLICIES, REFERENCE, make_policy
+from salesgym.agents.base import rollout
 
 GRID = [
-    ("midmarket_saas", "standard"), ("midmarket_saas", "entrenched_competitor"), ("enterprise_security", "standard"),
-    ("healthcare", "budget_freeze"), ("public_sector", "standard"), ("midmarket_saas", "smb_velocity"),
+    ("midmarket_saas", "standard"),
+    ("midmarket_saas", "entrenched_competitor"),
+    ("enterprise_security", "standard"),
+    ("healthcare", "budget_freeze"),
+    ("public_sector", "standard"),
+    ("midmarket_saas", "smb_velocity"),
 ]
 
 
 def episode(name: str, seed: int, **env_kwargs: Any) -> dict[str, Any]:
     env = salesgym.make("territory-v0", **env_kwargs)
-    obs, _ = env.reset(seed=seed)
+    env.reset(seed=seed)  # the oracle's hidden truth is read before its episode starts
     policy = make_policy(name, seed=seed, hidden_truth=env.hidden_truth() if name in REFERENCE else None)
-    policy.reset(obs, env.tool_schemas())
-    for _ in range(50_000):
-        obs, _r, terminated, truncated, info = env.step(policy.act(obs))
-        policy.observe_result(info["tool_result"])
-        if terminated or truncated:
-            break
+    for _ in rollout(env, policy, seed):
+        pass
     score: dict[str, Any] = env.score()
     return score
 
@@ -42,12 +43,17 @@ def main() -> None:
     a = ap.parse_args()
     seeds = [int(s) for s in a.seeds.split(",")]
     for name in a.policies.split(","):
-        scores = [episode(name, s, n_opportunities=a.n, horizon_days=a.horizon, family=f, template=t)
-                  for f, t in GRID for s in seeds]
-        print(f"{name:18s} primary {mean(x['primary'] for x in scores):8.1f}   "
-              f"closed_value {mean(x['closed_value'] for x in scores):8.1f}   "
-              f"closed {sum(x['closed_count'] for x in scores):3d}   "
-              f"invalid {sum(x['invalid_actions'] for x in scores)}")
+        scores = [
+            episode(name, s, n_opportunities=a.n, horizon_days=a.horizon, family=f, template=t)
+            for f, t in GRID
+            for s in seeds
+        ]
+        print(
+            f"{name:18s} primary {mean(x['primary'] for x in scores):8.1f}   "
+            f"closed_value {mean(x['closed_value'] for x in scores):8.1f}   "
+            f"closed {sum(x['closed_count'] for x in scores):3d}   "
+            f"invalid {sum(x['invalid_actions'] for x in scores)}"
+        )
 
 
 if __name__ == "__main__":

@@ -133,28 +133,23 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
     tool_calls = 0
     try:
         from salesgym.agents import make_policy
+        from salesgym.agents.base import rollout
 
         env = make_env(t, spec.ablation)
-        obs, _info = env.reset(seed=t.seed)
-        hidden = env.hidden_truth() if spec.policy in _reference_names() else None  # operator side
+        env.reset(seed=t.seed)  # the oracle's hidden truth is read before its episode starts (operator side)
+        hidden = env.hidden_truth() if spec.policy in _reference_names() else None
         policy = make_policy(spec.policy, seed=t.seed, hidden_truth=hidden)
-        policy.reset(obs, env.tool_schemas())
-        observe = getattr(policy, "observe_result", None)
-        terminated = truncated = False
+        ended = False
         episode_return = 0.0
         reward_by_tool: dict[str, float] = {}  # which mechanism the reward came through, step by step
-        while not (terminated or truncated) and steps < spec.max_steps:
-            action = policy.act(obs)
-            obs, reward, terminated, truncated, info = env.step(action)
+        for step in rollout(env, policy, t.seed, spec.max_steps):
             steps += 1
-            episode_return += reward
-            tool = str(action.get("tool")) if isinstance(action, dict) else "?"
-            reward_by_tool[tool] = reward_by_tool.get(tool, 0.0) + reward
-            result = info.get("tool_result", {})
-            if result.get("status") != "error":
+            episode_return += step.reward
+            tool = str(step.action.get("tool")) if isinstance(step.action, dict) else "?"
+            reward_by_tool[tool] = reward_by_tool.get(tool, 0.0) + step.reward
+            if step.info.get("tool_result", {}).get("status") != "error":
                 tool_calls += 1
-            if observe is not None:
-                observe(result)
+            ended = step.terminated or step.truncated
         metrics = _jsonable(
             {
                 **env.score(),
@@ -162,7 +157,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
                 "reward_by_tool": {k: round(v, 6) for k, v in sorted(reward_by_tool.items())},
             }
         )
-        status = "ok" if (terminated or truncated) else "step_cap"
+        status = "ok" if ended else "step_cap"
         return EpisodeRecord(spec.policy, t.id, t.seed, status, metrics, time.perf_counter() - start, steps, tool_calls)
     except Exception as err:  # an episode failure is data, not a crash of the whole benchmark
         tb = traceback.format_exc(limit=6)
