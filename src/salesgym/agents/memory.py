@@ -449,7 +449,8 @@ class SellerMemory:
             deal.required_approvals = list(learned["required_approvals"])
         if isinstance(learned.get("economic_buyer"), str) and learned["economic_buyer"] != "unknown":
             deal.eb_hint = learned["economic_buyer"]
-        deal.evidence = [(e["type"], e["from"]) for e in out.get("evidence", [])]
+        # the view lists evidence one line per type, with everyone it came from
+        deal.evidence = [(e["type"], who) for e in out.get("evidence", []) for who in e["from"]]
         for m in out.get("meetings", []):
             meeting = deal.meetings.setdefault(m["id"], Meeting(m["id"], hours_of(m["start"]), list(m["invited"])))
             meeting.accepted, meeting.declined = list(m["accepted"]), list(m["declined"])

@@ -20,6 +20,7 @@ from salesgym.envs.territory.state import BOOKING_USABLE_DAYS, TerritoryState, l
 COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high_k", "target", "last_activity_day")
 MAX_NEW_LINES = 12
 MAX_RESULT_CHARS = 1500
+_compact_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # built once: cheaper per step
 
 
 def portfolio(state: TerritoryState) -> dict[str, Any]:
@@ -123,7 +124,7 @@ def render_text(data: dict[str, Any]) -> str:
         ]
     elif last is not None:
         output = last["output"]
-        body = str(output.get("error")) if last["status"] == "error" else json.dumps(output, separators=(",", ":"))
+        body = str(output.get("error")) if last["status"] == "error" else _compact_json(output)
         if len(body) > MAX_RESULT_CHARS and "opportunity" not in output:  # a deal's full view is never cut
             body = body[:MAX_RESULT_CHARS] + "... (truncated; the full output is in info['tool_result'])"
         lines.append(f"Last: {last['status']} ({last['time_cost']:g}h) {body}")

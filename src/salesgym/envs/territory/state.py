@@ -70,6 +70,8 @@ class Deal(NamedTuple):
     pending: frozenset[str] = frozenset()  # outstanding buyer processes ("tech_eval", "approval:legal", ...)
     last_activity: float = 0.0
     closed_at: float | None = None
+    meetings: tuple[str, ...] = ()  # ids, so a deal's view does not scan the whole calendar
+    bookings: tuple[str, ...] = ()
 
 
 class Crm(NamedTuple):
@@ -293,7 +295,8 @@ def _meeting(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str,
     )
     for sid in p["invitees"]:
         _person(s, sid, last_contact=e.time)
-    _touch(s, world, p["opportunity_id"], e.time)
+    oid = p["opportunity_id"]
+    _deal(s, world, oid, last_activity=e.time, meetings=(*s.deals[oid].meetings, p["meeting_id"]))
 
 
 @folds("meeting_answered")
@@ -331,6 +334,7 @@ def _discovery(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[st
 def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     b = Booking(p["booking_id"], p["opportunity_id"], p["resource"], p["hours"], p["start"], e.time)
     s.bookings[b.id] = b
+    s.deals[b.opportunity_id] = s.deals[b.opportunity_id]._replace(bookings=(*s.deals[b.opportunity_id].bookings, b.id))
     key = (b.resource, week_of(b.start))
     s.usage[key] = s.usage.get(key, 0.0) + b.hours
 

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 
 from salesgym.core.clock import HOURS_PER_DAY, HOURS_PER_WEEK, day_of, stamp, start_of_day, week_of
+from salesgym.core.evidence import Evidence
 from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec
 from salesgym.envs.territory import buyers
 from salesgym.envs.territory.buyers import Ctx
@@ -244,7 +245,7 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
             "economic_buyer": deal.eb_hint or "unknown",
             "budget_timing": deal.budget_timing or "unknown",
         },
-        "evidence": [{"type": e.type.value, "from": e.source_actor, "when": stamp(e.timestamp)} for e in deal.evidence],
+        "evidence": _evidence_summary(deal.evidence),
         "meetings": [
             {
                 "id": m.id,
@@ -254,13 +255,11 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
                 "declined": list(m.declined),
                 "discovery_done": m.discovery_done,
             }
-            for m in s.meetings.values()
-            if m.opportunity_id == opp.id
+            for m in map(s.meetings.__getitem__, deal.meetings)
         ],
         "bookings": [
             {"id": b.id, "resource": b.resource, "hours": b.hours, "start": stamp(b.start), "status": b.status}
-            for b in s.bookings.values()
-            if b.opportunity_id == opp.id
+            for b in map(s.bookings.__getitem__, deal.bookings)
         ],
         "terms": {
             "offered_pct": _pct(deal.offered_discount),
@@ -272,6 +271,23 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
         "in_progress": sorted(deal.pending),
     }
     return done(out, 0.05)
+
+
+def _evidence_summary(evidence: tuple[Evidence, ...]) -> list[dict[str, object]]:
+    """Verified buyer evidence on a deal, one line per type: how many, from whom, first and last time."""
+    by_type: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        by_type.setdefault(e.type.value, []).append(e)
+    return [
+        {
+            "type": t,
+            "count": len(es),
+            "from": sorted({e.source_actor for e in es}),
+            "first": stamp(es[0].timestamp),
+            "last": stamp(es[-1].timestamp),
+        }
+        for t, es in by_type.items()
+    ]
 
 
 def _pct(x: float | None) -> float | None:
