@@ -15,7 +15,7 @@ from salesgym.core.clock import HOURS_PER_DAY, Scheduled, day_of, stamp, start_o
 from salesgym.core.env import Context
 from salesgym.core.evidence import EvidenceType
 from salesgym.envs.territory.catalog import FamilySpec
-from salesgym.envs.territory.milestones import MILESTONES, reached
+from salesgym.envs.territory.milestones import DECIDES, MILESTONES, reached
 from salesgym.envs.territory.state import TerritoryState
 from salesgym.envs.territory.world import Opportunity, Stakeholder, TerritoryWorld
 
@@ -116,9 +116,10 @@ def latency(ctx: Ctx, who: Stakeholder, kind: str) -> float:
 
 
 def record(ctx: Ctx, kind: EvidenceType, opp: Opportunity, source: str, claim: Mapping[str, Any]) -> None:
-    """A buyer creates evidence; the verified milestone is re-derived from it at once."""
+    """A buyer creates evidence; the verified milestone is re-derived from it at once when it could move."""
     ctx.issue_evidence(kind, opp.id, source, claim)
-    update_milestone(ctx, opp)
+    if DECIDES[kind] > ctx.state.deals[opp.id].milestone:
+        update_milestone(ctx, opp)
 
 
 def update_milestone(ctx: Ctx, opp: Opportunity) -> None:

@@ -21,22 +21,40 @@ E = EvidenceType
 APPROVAL_EVIDENCE = {"security": E.SECURITY_APPROVAL, "legal": E.LEGAL_APPROVAL, "procurement": E.PROCUREMENT_APPROVAL}
 
 
-def _first(
-    evidence: Iterable[Evidence],
-    kind: EvidenceType,
-    world: TerritoryWorld,
-    *,
-    authority: bool = False,
-    final_terms: bool = False,
-) -> float | None:
-    times = [
-        e.timestamp
-        for e in evidence
-        if e.type is kind
-        and (not authority or world.stakeholders[e.source_actor].authority >= AUTHORITY_MIN)
-        and (not final_terms or bool(e.claim.get("final_terms")))
-    ]
-    return min(times) if times else None
+# The highest milestone each evidence type can help reach: evidence of a type whose milestones are all behind
+# a deal already cannot move it, which spares the live view a re-derivation on every reply.
+DECIDES = {
+    E.BUYER_REPLY: 1, E.MEETING_ACCEPTANCE: 1, E.BUDGET_CONFIRMATION: 2, E.AUTHORISED_SPONSOR: 2,
+    E.TECHNICAL_SUCCESS: 3, E.MUTUAL_ACTION_PLAN: 4, E.SECURITY_APPROVAL: 5, E.LEGAL_APPROVAL: 5,
+    E.PROCUREMENT_APPROVAL: 6, E.CONTRACT_SIGNATURE: 7, E.DISQUALIFICATION_REASON: 0,
+}  # fmt: skip
+
+
+def _first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> dict[str, float]:
+    """One pass over the ledger: the earliest time each kind of qualifying evidence appeared.
+
+    Keys are evidence type values, plus ``"procurement_final"`` for a procurement approval on final terms.
+    Only evidence about this opportunity from its own buying committee counts; budget confirmation and
+    sponsorship count only from people who really hold authority.
+    """
+    first: dict[str, float] = {}
+    committee = opp.stakeholder_ids
+    for e in evidence:
+        if e.subject != opp.id or e.source_actor not in committee:
+            continue
+        kind = e.type
+        if (
+            kind in (E.BUDGET_CONFIRMATION, E.AUTHORISED_SPONSOR)
+            and world.stakeholders[e.source_actor].authority < AUTHORITY_MIN
+        ):
+            continue
+        keys = [kind.value]
+        if kind is E.PROCUREMENT_APPROVAL and e.claim.get("final_terms"):
+            keys.append("procurement_final")
+        for key in keys:
+            if key not in first or e.timestamp < first[key]:
+                first[key] = e.timestamp
+    return first
 
 
 def reached(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> list[float]:
@@ -45,32 +63,22 @@ def reached(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence
     Milestones are sequential: each needs its own evidence *and* the previous milestone; its time is the
     later of the two. Evidence from anyone outside this opportunity's buying committee is ignored.
     """
-    own = [e for e in evidence if e.subject == opp.id and e.source_actor in opp.stakeholder_ids]
-    times = [0.0]
-
-    def step(*needed: float | None) -> bool:
-        if any(t is None for t in needed):
-            return False
-        times.append(max([times[-1], *(t for t in needed if t is not None)]))
-        return True
-
-    engaged = [
-        t for t in (_first(own, E.BUYER_REPLY, world), _first(own, E.MEETING_ACCEPTANCE, world)) if t is not None
+    first = _first_times(world, opp, evidence)
+    engaged = [first[k] for k in (E.BUYER_REPLY.value, E.MEETING_ACCEPTANCE.value) if k in first]
+    needs: list[list[str]] = [
+        [E.BUDGET_CONFIRMATION.value, E.AUTHORISED_SPONSOR.value],  # Qualified
+        [E.TECHNICAL_SUCCESS.value],  # Validated
+        [E.MUTUAL_ACTION_PLAN.value],  # Mobilised
+        [APPROVAL_EVIDENCE[a].value for a in opp.required_approvals],  # Commercial
+        ["procurement_final"],  # Commit
+        [E.CONTRACT_SIGNATURE.value],  # Closed
     ]
-    if not step(min(engaged) if engaged else None):
+    times = [0.0]
+    if not engaged:
         return times
-    if not step(
-        _first(own, E.BUDGET_CONFIRMATION, world, authority=True),
-        _first(own, E.AUTHORISED_SPONSOR, world, authority=True),
-    ):
-        return times
-    if not step(_first(own, E.TECHNICAL_SUCCESS, world)):
-        return times
-    if not step(_first(own, E.MUTUAL_ACTION_PLAN, world)):
-        return times
-    if not step(*(_first(own, APPROVAL_EVIDENCE[a], world) for a in opp.required_approvals)):
-        return times
-    if not step(_first(own, E.PROCUREMENT_APPROVAL, world, final_terms=True)):
-        return times
-    step(_first(own, E.CONTRACT_SIGNATURE, world))
+    times.append(min(engaged))
+    for keys in needs:
+        if any(k not in first for k in keys):
+            break
+        times.append(max([times[-1], *(first[k] for k in keys)]))
     return times
