@@ -15,7 +15,7 @@ from salesgym.core.clock import HOURS_PER_DAY, Scheduled, day_of, stamp, start_o
 from salesgym.core.env import Context
 from salesgym.core.evidence import EvidenceType
 from salesgym.envs.territory.catalog import FamilySpec
-from salesgym.envs.territory.milestones import DECIDES, MILESTONES, reached
+from salesgym.envs.territory.milestones import APPROVAL_EVIDENCE, DECIDES, MILESTONES, reached
 from salesgym.envs.territory.state import TerritoryState
 from salesgym.envs.territory.world import Opportunity, Stakeholder, TerritoryWorld
 
@@ -364,7 +364,6 @@ APPROVER_ROLES = {
     "legal": ("legal", "economic_buyer"),
     "procurement": ("procurement", "economic_buyer"),
 }
-APPROVAL_EVIDENCE = {"security": E.SECURITY_APPROVAL, "legal": E.LEGAL_APPROVAL, "procurement": E.PROCUREMENT_APPROVAL}
 
 
 def _approval(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
