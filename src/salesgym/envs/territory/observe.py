@@ -15,12 +15,20 @@ from salesgym.core.clock import HOURS_PER_DAY, day_of, stamp, week_of
 from salesgym.core.events import Event
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.catalog import RESOURCES
+from salesgym.envs.territory.milestones import MILESTONES
 from salesgym.envs.territory.state import BOOKING_USABLE_DAYS, TerritoryState, live_bookings, live_meetings
 
 COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high_k", "target", "last_activity_day")
 MAX_NEW_LINES = 12
 MAX_RESULT_CHARS = 1500
 _compact_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # built once: cheaper per step
+
+
+STAGE_ORDER = {name: i for i, name in enumerate((*MILESTONES, "Disqualified"))}
+
+
+def _stage_order(item: tuple[str, int]) -> int:
+    return STAGE_ORDER.get(item[0], len(STAGE_ORDER))
 
 
 def portfolio(state: TerritoryState) -> dict[str, Any]:
@@ -103,7 +111,7 @@ def render_text(data: dict[str, Any]) -> str:
     lines = [
         f"{t['stamp']} | day {t['day']}, {t['days_left']} business days left | hours left this week: "
         + " ".join(f"{r} {cap[r]:g}" for r in RESOURCES),
-        "Pipeline: " + ", ".join(f"{k} {v}" for k, v in sorted(data["milestone_counts"].items())),
+        "Pipeline: " + ", ".join(f"{k} {v}" for k, v in sorted(data["milestone_counts"].items(), key=_stage_order)),
     ]
     inbox = data["inbox"]
     if inbox:
