@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -115,7 +116,7 @@ def _candidates() -> list[Path]:
     here = Path(__file__).resolve()
     return [
         here.parents[3] / "splits",  # <repo>/src/salesgym/bench/splits.py -> <repo>/splits (editable installs)
-        here.parents[1] / "splits",  # package data, for wheel installs
+        Path(sys.prefix) / "share" / "salesgym" / "splits",  # wheel installs (pyproject data-files)
         Path.cwd() / "splits",
     ]
 
