@@ -12,9 +12,8 @@ import hashlib
 import hmac
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 VERIFIER_ID = "verifier:v1"
 
@@ -36,8 +35,7 @@ class EvidenceType(StrEnum):
 _TYPES = {t.value: t for t in EvidenceType}
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(NamedTuple):
     id: str
     type: EvidenceType
     subject: str  # the opportunity (or task) the evidence is about
@@ -97,9 +95,7 @@ class Verifier:
 
     def _mac(self, e: Evidence) -> str:
         # A fixed field order and a sorted claim: cheap to build, and unambiguous (\x1f never appears in ids).
-        message = "\x1f".join(
-            (e.id, e.type.value, e.subject, e.source_actor, f"{e.timestamp:.6f}", _claim_text(e.claim))
-        )
+        message = "\x1f".join((e[0], e[1].value, e[2], e[3], f"{e[4]:.6f}", _claim_text(e[5])))
         return hashlib.blake2b(message.encode(), key=self.__key, digest_size=16).hexdigest()  # keyed BLAKE2 = a MAC
 
     def issue(
@@ -112,7 +108,7 @@ class Verifier:
         claim: Mapping[str, Any],
     ) -> Evidence:
         unsigned = Evidence(evidence_id, kind, subject, source_actor, timestamp, dict(claim), "")
-        signed = Evidence(evidence_id, kind, subject, source_actor, timestamp, dict(claim), self._mac(unsigned))
+        signed = unsigned._replace(proof_ref=self._mac(unsigned))
         self._verified[signed.proof_ref] = (signed.to_dict(), signed)  # issued here, so known good
         return signed
 

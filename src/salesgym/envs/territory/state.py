@@ -93,7 +93,6 @@ class Booking(NamedTuple):
     resource: str
     hours: float
     start: float
-    created: float
     status: str = "booked"  # booked | used | cancelled
 
 
@@ -103,7 +102,6 @@ class Meeting(NamedTuple):
     invitees: tuple[str, ...]
     start: float
     relevance: float
-    created: float
     accepted: tuple[str, ...] = ()
     declined: tuple[str, ...] = ()
     discovery_done: bool = False
@@ -123,6 +121,8 @@ class TerritoryState(State):
         "rows",
         "milestone_value",
         "row_counts",
+        "open_meetings",
+        "open_bookings",
     )
 
     people: dict[str, Person] = field(default_factory=dict)  # a People map once built by new_state
@@ -135,6 +135,8 @@ class TerritoryState(State):
     violations: dict[str, int] = field(default_factory=dict)
     rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # public portfolio rows, kept current
     row_counts: dict[str, int] = field(default_factory=dict)  # opportunities per shown milestone/status
+    open_meetings: dict[str, None] = field(default_factory=dict)  # ids of meetings not yet discussed
+    open_bookings: dict[str, None] = field(default_factory=dict)  # ids of bookings not yet used or cancelled
     milestone_value: dict[int, float] = field(default_factory=dict)  # attainable value at each milestone
     dq_value: float = 0.0  # true value of correctly dropped (non-viable) deals
     penalties: float = 0.0
@@ -146,28 +148,16 @@ class TerritoryState(State):
 
 
 def live_meetings(s: TerritoryState, now: float) -> list[Meeting]:
-    """Meetings that can still matter (start from yesterday on): newest first, stopping at the first one
-    requested too long ago to start that late, so the cost does not grow with the episode."""
-    horizon = now - (MEETING_LEAD_MAX_DAYS + 1) * HOURS_PER_DAY
-    out = []
-    for m in reversed(s.meetings.values()):
-        if m.created < horizon:
-            break
-        if m.start + HOURS_PER_DAY > now:
-            out.append(m)
-    return out
+    """Meetings that can still matter: not yet discussed, someone may still come, starting from yesterday on.
+    Read from the open-meeting index, so the cost does not grow with the episode."""
+    meetings = s.meetings
+    return [m for m in map(meetings.__getitem__, s.open_meetings) if m.start + HOURS_PER_DAY > now]
 
 
 def live_bookings(s: TerritoryState, now: float) -> list[Booking]:
-    """Bookings not yet lapsed, found the same way as ``live_meetings``."""
-    horizon = now - (BOOKING_LEAD_MAX_DAYS + BOOKING_USABLE_DAYS) * HOURS_PER_DAY
-    out = []
-    for b in reversed(s.bookings.values()):
-        if b.created < horizon:
-            break
-        if b.status == "booked" and b.start + BOOKING_USABLE_DAYS * HOURS_PER_DAY > now:
-            out.append(b)
-    return out
+    """Bookings not used, cancelled or lapsed, from the open-booking index."""
+    bookings, usable = s.bookings, BOOKING_USABLE_DAYS * HOURS_PER_DAY
+    return [b for b in map(bookings.__getitem__, s.open_bookings) if b.start + usable > now]
 
 
 def new_state(world: TerritoryWorld) -> TerritoryState:
@@ -291,8 +281,9 @@ def _advanced(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
 @folds("meeting_requested")
 def _meeting(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     s.meetings[p["meeting_id"]] = Meeting(
-        p["meeting_id"], p["opportunity_id"], tuple(p["invitees"]), p["start"], p["relevance"], e.time
+        p["meeting_id"], p["opportunity_id"], tuple(p["invitees"]), p["start"], p["relevance"]
     )
+    s.open_meetings[p["meeting_id"]] = None
     for sid in p["invitees"]:
         _person(s, sid, last_contact=e.time)
     oid = p["opportunity_id"]
@@ -307,13 +298,16 @@ def _answered(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
         s.meetings[m.id] = m._replace(accepted=(*m.accepted, sid))
         _person(s, sid, engaged=True)
     else:
-        s.meetings[m.id] = m._replace(declined=(*m.declined, sid))
+        m = s.meetings[m.id] = m._replace(declined=(*m.declined, sid))
+        if len(m.declined) == len(m.invitees):  # nobody is coming
+            s.open_meetings.pop(m.id, None)
 
 
 @folds("discovery_held")
 def _discovery(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     m = s.meetings[p["meeting_id"]]
     s.meetings[m.id] = m._replace(discovery_done=True)
+    s.open_meetings.pop(m.id, None)
     oid = m.opportunity_id
     deal = s.deals[oid]
     changes: dict[str, Any] = {"pains_known": deal.pains_known | frozenset(p["pains"]), "last_activity": e.time}
@@ -332,8 +326,9 @@ def _discovery(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[st
 
 @folds("resource_booked")
 def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
-    b = Booking(p["booking_id"], p["opportunity_id"], p["resource"], p["hours"], p["start"], e.time)
+    b = Booking(p["booking_id"], p["opportunity_id"], p["resource"], p["hours"], p["start"])
     s.bookings[b.id] = b
+    s.open_bookings[b.id] = None
     s.deals[b.opportunity_id] = s.deals[b.opportunity_id]._replace(bookings=(*s.deals[b.opportunity_id].bookings, b.id))
     key = (b.resource, week_of(b.start))
     s.usage[key] = s.usage.get(key, 0.0) + b.hours
@@ -343,6 +338,7 @@ def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, 
 def _cancelled(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     b = s.bookings[p["booking_id"]]
     s.bookings[b.id] = b._replace(status="cancelled")
+    s.open_bookings.pop(b.id, None)
     if p["refunded"]:
         key = (b.resource, week_of(b.start))
         s.usage[key] = s.usage[key] - b.hours
@@ -352,6 +348,7 @@ def _cancelled(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[st
 def _used(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     b = s.bookings[p["booking_id"]]
     s.bookings[b.id] = b._replace(status="used")
+    s.open_bookings.pop(b.id, None)
 
 
 @folds("process_started")
