@@ -55,7 +55,8 @@ class TerritoryRules:
         buyers.fire(ctx, item)
 
     def is_over(self, s: TerritoryState, world: TerritoryWorld) -> bool:
-        return all(d.status != "open" for d in s.deals.values())
+        # every deal closed (shown as Closed) or dropped (Disqualified); the row counts keep this O(1)
+        return s.row_counts.get("Closed", 0) + s.row_counts.get("Disqualified", 0) == world.n_opportunities
 
     def observe(self, ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) -> dict[str, Any]:
         return observe.observe(ctx, result, new)
