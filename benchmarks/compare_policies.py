@@ -1,4 +1,4 @@
-"""Quick policy comparison outside the benchmark runner: ``python -m salesgym.agents.measure``.
+"""Quick policy comparison outside the benchmark runner: ``python benchmarks/compare_policies.py``.
 
 Plays each policy on a grid of (family, template) x seeds and prints mean primary and closed value.
 For published numbers use ``salesgym bench``; this is the developer's loop.
