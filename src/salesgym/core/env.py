@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from salesgym.core.clock import Scheduled
-from salesgym.core.events import Event, EventLog
+from salesgym.core.events import Event, EventLog, event_id
 from salesgym.core.evidence import Evidence, EvidenceType, Verifier
 from salesgym.core.rng import uniform
 from salesgym.core.state import State
@@ -236,7 +236,7 @@ class Environment(Generic[W, S]):
                 time=target,
             )
             self._check_end(ctx)
-            ids = tuple(f"ev{s:06d}" for s in range(start, state.seq))
+            ids = tuple(map(event_id, range(start, state.seq)))
             result = ToolResult("ok", state.seq, outcome.time_cost, outcome.resource_cost, ids, outcome.output)
         new = self._log.since(start)
         phi = self.family.potential(state, world)

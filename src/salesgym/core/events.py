@@ -21,6 +21,11 @@ JSONValue = Any  # JSON-serialisable data; kept loose on purpose, checked by can
 CHUNK = 256
 
 
+def event_id(seq: int) -> str:
+    """The public id of the event with sequence number ``seq``."""
+    return f"ev{seq:06d}"
+
+
 class Event(NamedTuple):
     """One change of the world, named in the past tense (``kind``) and never edited.
 
@@ -36,7 +41,7 @@ class Event(NamedTuple):
 
     @property
     def id(self) -> str:
-        return f"ev{self.seq:06d}"
+        return event_id(self.seq)
 
     def to_dict(self) -> dict[str, JSONValue]:
         return {
