@@ -392,20 +392,21 @@ class SellerMemory:
                 if d.eb_hint in d.people and d.people[d.eb_hint].role is None:
                     d.people[d.eb_hint].role = "economic_buyer"
 
-    def _after_run_technical_evaluation(self, deal: Deal | None, args: dict[str, Any], out: dict[str, Any]) -> None:
+    @staticmethod
+    def _start_process(deal: Deal | None, process: str, booking_id: str) -> None:
+        """A buyer process started on a booking: it is pending, and the booking is spent."""
         if deal is not None:
-            deal.pending.add("tech_eval")
-            deal.bookings[args["booking_id"]].status = "used"
+            deal.pending.add(process)
+            deal.bookings[booking_id].status = "used"
+
+    def _after_run_technical_evaluation(self, deal: Deal | None, args: dict[str, Any], out: dict[str, Any]) -> None:
+        self._start_process(deal, "tech_eval", args["booking_id"])
 
     def _after_request_approval(self, deal: Deal | None, args: dict[str, Any], out: dict[str, Any]) -> None:
-        if deal is not None:
-            deal.pending.add(f"approval:{args['kind']}")
-            deal.bookings[args["booking_id"]].status = "used"
+        self._start_process(deal, f"approval:{args['kind']}", args["booking_id"])
 
     def _after_escalate(self, deal: Deal | None, args: dict[str, Any], out: dict[str, Any]) -> None:
-        if deal is not None:
-            deal.pending.add("escalation")
-            deal.bookings[args["booking_id"]].status = "used"
+        self._start_process(deal, "escalation", args["booking_id"])
 
     def _after_build_business_case(self, deal: Deal | None, args: dict[str, Any], out: dict[str, Any]) -> None:
         if deal is not None:

@@ -322,10 +322,7 @@ def find_stakeholders(ctx: Ctx, a: OppArgs) -> ToolOutcome:
 
 
 def send_message(ctx: Ctx, a: MessageArgs) -> ToolOutcome:
-    who = ctx.world.stakeholders.get(a.stakeholder_id)
-    if who is not None and ctx.state.people[who.id].known and ctx.state.people[who.id].left:
-        raise ToolError(f"message bounced: {who.name} has left the company")
-    who = stakeholder(ctx, a.stakeholder_id)
+    who = stakeholder(ctx, a.stakeholder_id)  # refuses unknown people and people who have left
     opp = opportunity(ctx, who.opportunity_id)
     refs = buyers.referenced_pains(ctx, opp, f"{a.subject}\n{a.body}")
     rel = buyers.relevance(ctx, opp, who, refs)
