@@ -9,9 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 HOURS_PER_DAY = 8.0
 DAYS_PER_WEEK = 5
@@ -47,17 +46,25 @@ def date_of(t: float) -> dt.date:
     return START_DATE + dt.timedelta(days=weeks * 7 + weekday)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
+def _day_label(day: int) -> str:
+    return f"{WEEKDAYS[day % DAYS_PER_WEEK]} {date_of(day * HOURS_PER_DAY).isoformat()}"
+
+
 def stamp(t: float) -> str:
-    """Human-readable simulated time, e.g. ``Tue 2027-01-05 13:30`` (days start at 09:00)."""
+    """Human-readable simulated time, e.g. ``Tue 2027-01-05 13:30`` (days start at 09:00).
+
+    >>> stamp(9.5)
+    'Tue 2027-01-05 09:30'
+    """
     minutes = round((t % HOURS_PER_DAY) * 60)
     hour, minute = divmod(minutes, 60)
-    return f"{WEEKDAYS[day_of(t) % DAYS_PER_WEEK]} {date_of(t).isoformat()} {9 + hour:02d}:{minute:02d}"
+    return f"{_day_label(int(t // HOURS_PER_DAY))} {9 + hour:02d}:{minute:02d}"
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Scheduled:
-    """A happening due at ``due``; ``item_id`` breaks ties in scheduling order."""
+class Scheduled(NamedTuple):
+    """A happening due at ``due``; ``item_id`` breaks ties in scheduling order (so ``data`` is never
+    compared: items order as plain tuples, in C)."""
 
     due: float
     item_id: int

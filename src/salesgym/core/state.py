@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any, ClassVar
 
-from salesgym.core.clock import Scheduled, Scheduler
+from salesgym.core.clock import Scheduler
 from salesgym.core.events import sha256_of
 
 
@@ -53,7 +53,7 @@ def to_plain(value: Any) -> Any:
         return value.value
     if isinstance(value, Scheduler):
         return [to_plain(item) for item in value.pending()]
-    if isinstance(value, Scheduled) or dataclasses.is_dataclass(value):
+    if dataclasses.is_dataclass(value):
         return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple) and hasattr(value, "_asdict"):
         return {k: to_plain(v) for k, v in value._asdict().items()}

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -34,13 +35,12 @@ class ToolError(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True, slots=True)
-class ToolOutcome:
+class ToolOutcome(NamedTuple):
     """What a handler returns: its output for the agent and what it cost."""
 
     output: Mapping[str, Any]
     time_cost: float
-    resource_cost: Mapping[str, float] = field(default_factory=dict)
+    resource_cost: Mapping[str, float] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +75,7 @@ class ToolSpec(Generic[A, C]):
         return {"name": self.name, "description": self.description, "inputSchema": self.json_schema()}
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(NamedTuple):
     status: str  # "ok" or "error"
     state_version: int
     time_cost: float

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from salesgym.core.clock import HOURS_PER_DAY, day_of, stamp, week_of
@@ -16,7 +17,7 @@ from salesgym.core.events import Event
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.catalog import RESOURCES
 from salesgym.envs.territory.milestones import MILESTONES
-from salesgym.envs.territory.state import BOOKING_USABLE_DAYS, TerritoryState, live_bookings, live_meetings
+from salesgym.envs.territory.state import BOOKING_LIVE_HOURS, TerritoryState, live_bookings, live_meetings
 
 COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high_k", "target", "last_activity_day")
 MAX_NEW_LINES = 12
@@ -29,6 +30,18 @@ STAGE_ORDER = {name: i for i, name in enumerate((*MILESTONES, "Disqualified"))}
 
 def _stage_order(item: tuple[str, int]) -> int:
     return STAGE_ORDER.get(item[0], len(STAGE_ORDER))
+
+
+# The capacity and pipeline lines take few distinct values in an episode and change on few steps, so
+# their text is remembered rather than formatted every step (float formatting is a step's dearest part).
+@lru_cache(maxsize=4096)
+def _capacity_text(left: tuple[float, ...]) -> str:
+    return " ".join(f"{r} {v:g}" for r, v in zip(RESOURCES, left, strict=True))
+
+
+@lru_cache(maxsize=4096)
+def _pipeline_text(counts: tuple[tuple[str, int], ...]) -> str:
+    return "Pipeline: " + ", ".join(f"{k} {v}" for k, v in sorted(counts, key=_stage_order))
 
 
 def portfolio(state: TerritoryState) -> dict[str, Any]:
@@ -61,39 +74,42 @@ def _inbox(events: Sequence[Event]) -> list[dict[str, Any]]:
     return items
 
 
-def _alerts(ctx: Ctx, seller_left: float) -> list[str]:
-    s, now = ctx.state, ctx.now
+def _alerts(s: TerritoryState, now: float, seller_left: float) -> list[str]:
     alerts = []
     if seller_left <= 0:
         alerts.append("seller hours for this week are used up: only wait is possible until Monday")
     today = day_of(now)
     for m in live_meetings(s, now):
-        if not m.discovery_done and m.accepted and m.start <= now < m.start + HOURS_PER_DAY:
+        if m.discovery_done or not m.accepted:
+            continue
+        if m.start <= now:  # live meetings started less than a day ago
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) is on now: run_discovery")
-        elif not m.discovery_done and m.accepted and day_of(m.start) == today + 1:
+        elif day_of(m.start) == today + 1:
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) tomorrow")
+    lapse_soon = now + HOURS_PER_DAY - BOOKING_LIVE_HOURS  # bookings that started before this lapse within a day
     for b in live_bookings(s, now):
-        if b.start <= now and now + HOURS_PER_DAY >= b.start + BOOKING_USABLE_DAYS * HOURS_PER_DAY:
+        if b.start <= lapse_soon:
             alerts.append(f"booking {b.id} ({b.resource}, {b.opportunity_id}) lapses within a day")
     return alerts[:8]
 
 
 def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) -> dict[str, Any]:
     s, w = ctx.state, ctx.world
-    week = week_of(ctx.now)
-    capacity = {r: round(w.capacity[r] - s.usage.get((r, week), 0.0), 2) for r in RESOURCES}
+    now = s.now
+    week, day = week_of(now), day_of(now)
+    usage, cap = s.usage, w.capacity
+    capacity = {r: round(cap[r] - usage.get((r, week), 0.0), 2) for r in RESOURCES}
     counts = {k: v for k, v in s.row_counts.items() if v}
     inbox = _inbox(new)
-    alerts = _alerts(ctx, capacity["seller"])
-    days_left = max(0, day_of(w.horizon) - day_of(ctx.now))
+    alerts = _alerts(s, now, capacity["seller"])
     last = result
     data = {
         "time": {
-            "now_hours": round(ctx.now, 2),
-            "stamp": stamp(ctx.now),
-            "day": day_of(ctx.now),
+            "now_hours": round(now, 2),
+            "stamp": stamp(now),
+            "day": day,
             "week": week,
-            "days_left": days_left,
+            "days_left": max(0, day_of(w.horizon) - day),
         },
         "capacity_left": capacity,
         "milestone_counts": counts,
@@ -107,11 +123,11 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
 
 
 def render_text(data: dict[str, Any]) -> str:
-    t, cap = data["time"], data["capacity_left"]
+    t = data["time"]
     lines = [
         f"{t['stamp']} | day {t['day']}, {t['days_left']} business days left | hours left this week: "
-        + " ".join(f"{r} {cap[r]:g}" for r in RESOURCES),
-        "Pipeline: " + ", ".join(f"{k} {v}" for k, v in sorted(data["milestone_counts"].items(), key=_stage_order)),
+        + _capacity_text(tuple(data["capacity_left"].values())),
+        _pipeline_text(tuple(data["milestone_counts"].items())),
     ]
     inbox = data["inbox"]
     if inbox:

@@ -7,6 +7,7 @@ fold does not know (reads, notices) change nothing here.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -123,6 +124,7 @@ class TerritoryState(State):
         "row_counts",
         "open_meetings",
         "open_bookings",
+        "expiries",
     )
 
     people: dict[str, Person] = field(default_factory=dict)  # a People map once built by new_state
@@ -137,6 +139,9 @@ class TerritoryState(State):
     row_counts: dict[str, int] = field(default_factory=dict)  # opportunities per shown milestone/status
     open_meetings: dict[str, None] = field(default_factory=dict)  # ids of meetings not yet discussed
     open_bookings: dict[str, None] = field(default_factory=dict)  # ids of bookings not yet used or cancelled
+    # (when an open item stops mattering, which index, id): a heap, so the indexes drop expired items as
+    # the clock passes them and a step never scans the episode's whole calendar
+    expiries: list[tuple[float, str, str]] = field(default_factory=list)
     milestone_value: dict[int, float] = field(default_factory=dict)  # attainable value at each milestone
     dq_value: float = 0.0  # true value of correctly dropped (non-viable) deals
     penalties: float = 0.0
@@ -147,17 +152,21 @@ class TerritoryState(State):
         State.__init__(self)
 
 
+MEETING_LIVE_HOURS = HOURS_PER_DAY  # a meeting can be discussed until a day after its start
+BOOKING_LIVE_HOURS = BOOKING_USABLE_DAYS * HOURS_PER_DAY
+
+
 def live_meetings(s: TerritoryState, now: float) -> list[Meeting]:
     """Meetings that can still matter: not yet discussed, someone may still come, starting from yesterday on.
-    Read from the open-meeting index, so the cost does not grow with the episode."""
+    Read from the open-meeting index, which drops expired meetings, so the cost does not grow with the episode."""
     meetings = s.meetings
-    return [m for m in map(meetings.__getitem__, s.open_meetings) if m.start + HOURS_PER_DAY > now]
+    return [m for m in map(meetings.__getitem__, s.open_meetings) if m.start + MEETING_LIVE_HOURS > now]
 
 
 def live_bookings(s: TerritoryState, now: float) -> list[Booking]:
     """Bookings not used, cancelled or lapsed, from the open-booking index."""
-    bookings, usable = s.bookings, BOOKING_USABLE_DAYS * HOURS_PER_DAY
-    return [b for b in map(bookings.__getitem__, s.open_bookings) if b.start + usable > now]
+    bookings = s.bookings
+    return [b for b in map(bookings.__getitem__, s.open_bookings) if b.start + BOOKING_LIVE_HOURS > now]
 
 
 def new_state(world: TerritoryWorld) -> TerritoryState:
@@ -223,6 +232,10 @@ def apply(s: TerritoryState, world: TerritoryWorld, event: Event) -> None:
 
 @folds("tool_completed")
 def _tool(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
+    expiries = s.expiries
+    while expiries and expiries[0][0] <= e.time:  # the clock passed these: they leave the live indexes
+        _, index, item_id = heapq.heappop(expiries)
+        (s.open_meetings if index == "meeting" else s.open_bookings).pop(item_id, None)
     hours = float(p["resource_cost"].get("seller", 0.0))
     if hours:
         key = ("seller", week_of(p["started"]))  # charged to the week the call started
@@ -284,6 +297,7 @@ def _meeting(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str,
         p["meeting_id"], p["opportunity_id"], tuple(p["invitees"]), p["start"], p["relevance"]
     )
     s.open_meetings[p["meeting_id"]] = None
+    heapq.heappush(s.expiries, (p["start"] + MEETING_LIVE_HOURS, "meeting", p["meeting_id"]))
     for sid in p["invitees"]:
         _person(s, sid, last_contact=e.time)
     oid = p["opportunity_id"]
@@ -329,6 +343,7 @@ def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, 
     b = Booking(p["booking_id"], p["opportunity_id"], p["resource"], p["hours"], p["start"])
     s.bookings[b.id] = b
     s.open_bookings[b.id] = None
+    heapq.heappush(s.expiries, (b.start + BOOKING_LIVE_HOURS, "booking", b.id))
     s.deals[b.opportunity_id] = s.deals[b.opportunity_id]._replace(bookings=(*s.deals[b.opportunity_id].bookings, b.id))
     key = (b.resource, week_of(b.start))
     s.usage[key] = s.usage.get(key, 0.0) + b.hours

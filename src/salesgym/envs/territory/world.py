@@ -7,24 +7,23 @@ see (``public``) and the hidden truth only the simulator, verifier and operator 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from salesgym.core.clock import Scheduled
+from salesgym.core.state import to_plain
 from salesgym.envs.territory.catalog import FamilySpec
 
 GENERATOR_VERSION = "territory-gen/1"
 
 
-@dataclass(frozen=True, slots=True)
-class NewsItem:
+class NewsItem(NamedTuple):
     headline: str
     pain_id: str
     keyword: str
 
 
-@dataclass(frozen=True, slots=True)
-class Account:
+class Account(NamedTuple):
     id: str
     name: str
     industry: str
@@ -46,8 +45,7 @@ class Account:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Stakeholder:
+class Stakeholder(NamedTuple):
     id: str
     opportunity_id: str
     name: str
@@ -64,8 +62,7 @@ class Stakeholder:
         return {"id": self.id, "name": self.name, "title": self.title}
 
 
-@dataclass(frozen=True, slots=True)
-class Opportunity:
+class Opportunity(NamedTuple):
     id: str
     account_id: str
     product_line: str
@@ -170,9 +167,9 @@ class TerritoryWorld:
             **self.public(),
             "mechanisms": list(self.mechanisms),
             "ablations": list(self.ablations),
-            "accounts": {k: asdict(v) for k, v in self.accounts.items()},
-            "opportunities": {k: asdict(v) for k, v in self.opportunities.items()},
-            "stakeholders": {k: asdict(v) for k, v in self.stakeholders.items()},
+            "accounts": {k: to_plain(v) for k, v in self.accounts.items()},
+            "opportunities": {k: to_plain(v) for k, v in self.opportunities.items()},
+            "stakeholders": {k: to_plain(v) for k, v in self.stakeholders.items()},
             "tape": [{"due": t.due, "kind": t.kind, "data": dict(t.data)} for t in self.tape],
         }
 
