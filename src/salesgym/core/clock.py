@@ -55,7 +55,7 @@ def stamp(t: float) -> str:
     """Human-readable simulated time, e.g. ``Tue 2027-01-05 13:30`` (days start at 09:00).
 
     >>> stamp(9.5)
-    'Tue 2027-01-05 09:30'
+    'Tue 2027-01-05 10:30'
     """
     minutes = round((t % HOURS_PER_DAY) * 60)
     hour, minute = divmod(minutes, 60)
