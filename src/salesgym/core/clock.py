@@ -46,6 +46,9 @@ def date_of(t: float) -> dt.date:
     return START_DATE + dt.timedelta(days=weeks * 7 + weekday)
 
 
+_CLOCK = tuple(f"{9 + m // 60:02d}:{m % 60:02d}" for m in range(int(HOURS_PER_DAY * 60) + 1))  # minute of day -> text
+
+
 @lru_cache(maxsize=1024)
 def _day_label(day: int) -> str:
     return f"{WEEKDAYS[day % DAYS_PER_WEEK]} {date_of(day * HOURS_PER_DAY).isoformat()}"
@@ -57,9 +60,7 @@ def stamp(t: float) -> str:
     >>> stamp(9.5)
     'Tue 2027-01-05 10:30'
     """
-    minutes = round((t % HOURS_PER_DAY) * 60)
-    hour, minute = divmod(minutes, 60)
-    return f"{_day_label(int(t // HOURS_PER_DAY))} {9 + hour:02d}:{minute:02d}"
+    return f"{_day_label(int(t // HOURS_PER_DAY))} {_CLOCK[round((t % HOURS_PER_DAY) * 60)]}"
 
 
 class Scheduled(NamedTuple):

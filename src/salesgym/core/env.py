@@ -18,7 +18,7 @@ outcomes, including every random draw's counter, live in event payloads.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -133,24 +133,53 @@ def apply_event(family: Family[Any, Any], state: State, world: World, event: Eve
     state.seq += 1
     if event.time > state.now:
         state.now = event.time
-    for key in event.payload.get("draws", ()):
-        k = tuple(key)
-        state.draws[k] = state.draws.get(k, 0) + 1
-    kind = event.kind
-    if kind == "invalid_action":
-        state.invalid_actions += 1
-    elif kind == "tool_completed":
-        state.tool_calls += 1
-    elif kind == "item_due":
-        state.scheduler.pop(event.payload["item_id"])
-    elif kind == "tape_item_due":
-        state.tape_index += 1
-    elif kind == "scheduled":
-        state.scheduler.push(Scheduled(event.payload["due"], event.seq, event.payload["what"], event.payload["data"]))
-    elif kind == "episode_ended":
-        state.terminated = bool(event.payload["terminated"])
-        state.truncated = bool(event.payload["truncated"])
+    payload = event.payload
+    if "draws" in payload:
+        draws = state.draws
+        for key in payload["draws"]:
+            k = tuple(key)
+            draws[k] = draws.get(k, 0) + 1
+    core = _CORE_FOLDS.get(event.kind)
+    if core is not None:
+        core(state, event)
     family.apply(state, world, event)
+
+
+def _invalid(state: State, event: Event) -> None:
+    state.invalid_actions += 1
+
+
+def _completed(state: State, event: Event) -> None:
+    state.tool_calls += 1
+
+
+def _item_due(state: State, event: Event) -> None:
+    state.scheduler.pop(event.payload["item_id"])
+
+
+def _tape_due(state: State, event: Event) -> None:
+    state.tape_index += 1
+
+
+def _scheduled(state: State, event: Event) -> None:
+    p = event.payload
+    state.scheduler.push(Scheduled(p["due"], event.seq, p["what"], p["data"]))
+
+
+def _ended(state: State, event: Event) -> None:
+    state.terminated = bool(event.payload["terminated"])
+    state.truncated = bool(event.payload["truncated"])
+
+
+# the engine's own bookkeeping, by event kind (families fold every kind they know afterwards)
+_CORE_FOLDS: dict[str, Callable[[State, Event], None]] = {
+    "invalid_action": _invalid,
+    "tool_completed": _completed,
+    "item_due": _item_due,
+    "tape_item_due": _tape_due,
+    "scheduled": _scheduled,
+    "episode_ended": _ended,
+}
 
 
 class Environment(Generic[W, S]):
@@ -169,6 +198,7 @@ class Environment(Generic[W, S]):
         self._phi = 0.0
         self._provenance = ""
         self._last_obs: Observation = {}
+        self._context: Context[W, S] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def reset(
@@ -184,6 +214,7 @@ class Environment(Generic[W, S]):
         self._log = EventLog()
         self._verifier = Verifier(self._secret, seed)
         self._provenance = f"{self.family.name}:{seed}"
+        self._context = None
         ctx = self._ctx()
         ctx.emit("episode_started", "env", {"world": world.public()})
         self._phi = self.family.potential(self._state, world)
@@ -193,33 +224,18 @@ class Environment(Generic[W, S]):
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         state, world = self._require()
         ctx = self._ctx()
+        family = self.family
         start = state.seq
         if state.terminated or state.truncated:
             result = ToolResult("error", state.seq, 0.0, {}, (), {"error": "the episode is over; call reset()"})
             return self._last_obs, 0.0, state.terminated, state.truncated, {"tool_result": result.to_dict()}
         t0 = state.now
         try:
-            spec, args = self.family.tools.parse(action)
-            self.family.precheck(ctx, spec.name)
+            spec, args = family.tools.parse(action)
+            family.precheck(ctx, spec.name)
             outcome = spec.handler(ctx, args)
         except ToolError as err:
-            if state.seq != start:  # a handler must refuse before it emits anything
-                raise RuntimeError(f"tool refused after emitting events: {err.reason}") from err
-            ctx._pending_draws.clear()
-            tool = action.get("tool") if isinstance(action, Mapping) else None
-            event = ctx.emit(
-                "invalid_action",
-                "agent",
-                {
-                    "reason": err.reason,
-                    "tool": tool if isinstance(tool, str) and tool in self.family.tools.specs else None,
-                },
-            )
-            result = ToolResult("error", state.seq, 0.0, {}, (event.id,), {"error": err.reason})
-            if state.invalid_actions >= self.invalid_action_limit:
-                ctx.emit(
-                    "episode_ended", "env", {"terminated": False, "truncated": True, "why": "invalid-action ceiling"}
-                )
+            result = self._refuse(ctx, action, err, start)
         else:
             target = self._advance(ctx, state.now + outcome.time_cost)
             # the call completes when its time is spent: one event records the call, its cost and the new clock
@@ -228,7 +244,7 @@ class Environment(Generic[W, S]):
                 "agent",
                 {
                     "tool": spec.name,
-                    "args": args.model_dump(mode="json"),
+                    "args": args.__pydantic_serializer__.to_python(args, mode="json"),  # model_dump, minus a layer
                     "started": t0,
                     "time_cost": outcome.time_cost,
                     "resource_cost": dict(outcome.resource_cost),
@@ -239,39 +255,54 @@ class Environment(Generic[W, S]):
             ids = tuple(map(event_id, range(start, state.seq)))
             result = ToolResult("ok", state.seq, outcome.time_cost, outcome.resource_cost, ids, outcome.output)
         new = self._log.since(start)
-        phi = self.family.potential(state, world)
-        reward = self.family.reward(ctx, self._phi, phi, state.now - t0, new)
+        phi = family.potential(state, world)
+        reward = family.reward(ctx, self._phi, phi, state.now - t0, new)
         self._phi = phi
         result_dict = result.to_dict()
-        self._last_obs = self.family.observe(ctx, result_dict, new)
-        info = {"tool_result": result_dict, "state_version": state.seq}
-        return self._last_obs, reward, state.terminated, state.truncated, info
+        self._last_obs = family.observe(ctx, result_dict, new)
+        return (
+            self._last_obs,
+            reward,
+            state.terminated,
+            state.truncated,
+            {"tool_result": result_dict, "state_version": state.seq},
+        )
+
+    def _refuse(self, ctx: Context[W, S], action: Any, err: ToolError, start: int) -> ToolResult:
+        """A refused call: one ``invalid_action`` event (and the episode's end at the ceiling), nothing else."""
+        state = ctx.state
+        if state.seq != start:  # a handler must refuse before it emits anything
+            raise RuntimeError(f"tool refused after emitting events: {err.reason}") from err
+        ctx._pending_draws.clear()
+        tool = action.get("tool") if isinstance(action, Mapping) else None
+        event = ctx.emit(
+            "invalid_action",
+            "agent",
+            {"reason": err.reason, "tool": tool if isinstance(tool, str) and tool in self.family.tools.specs else None},
+        )
+        if state.invalid_actions >= self.invalid_action_limit:
+            ctx.emit("episode_ended", "env", {"terminated": False, "truncated": True, "why": "invalid-action ceiling"})
+        return ToolResult("error", start + 1, 0.0, {}, (event.id,), {"error": err.reason})
 
     def _advance(self, ctx: Context[W, S], target: float) -> float:
         """Fire due scheduled items and tape items up to ``target`` in time order; return the exact target
         (the event that completes the step moves the clock there)."""
         state, world = ctx.state, ctx.world
         target = round(min(target, world.horizon), TIME_DECIMALS)  # no float drift: "Monday" is exact
-        tape = world.tape
+        tape, heap, fire = world.tape, state.scheduler, self.family.fire
         while True:
-            head = state.scheduler.peek()
+            head = heap.peek()
             exo = tape[state.tape_index] if state.tape_index < len(tape) else None
-            item = min((i for i in (head, exo) if i is not None and i.due <= target), default=None, key=lambda i: i.due)
-            if item is None:
-                break
-            if item is exo:
+            if exo is not None and exo.due <= target and (head is None or exo.due < head.due):
                 ctx.emit(
-                    "tape_item_due",
-                    "world",
-                    {"index": state.tape_index, "what": item.kind},
-                    time=max(item.due, state.now),
+                    "tape_item_due", "world", {"index": state.tape_index, "what": exo.kind}, max(exo.due, state.now)
                 )
+                fire(ctx, exo)
+            elif head is not None and head.due <= target:
+                ctx.emit("item_due", "world", {"item_id": head.item_id, "what": head.kind}, max(head.due, state.now))
+                fire(ctx, head)
             else:
-                ctx.emit(
-                    "item_due", "world", {"item_id": item.item_id, "what": item.kind}, time=max(item.due, state.now)
-                )
-            self.family.fire(ctx, item)
-        return target
+                return target
 
     def _check_end(self, ctx: Context[W, S]) -> None:
         state, world = ctx.state, ctx.world
@@ -294,6 +325,7 @@ class Environment(Generic[W, S]):
         twin.__dict__.update(self.__dict__)
         twin._state = state.fork()
         twin._log = self._log.fork()
+        twin._context = None  # built on first use, around the twin's own state and log
         return twin
 
     def replay(self, events: Sequence[Mapping[str, Any]] | None = None) -> S:
@@ -341,6 +373,9 @@ class Environment(Generic[W, S]):
         return self._state, self._world
 
     def _ctx(self) -> Context[W, S]:
-        state, world = self._require()
-        assert self._verifier is not None
-        return Context(world, state, self.family, self._log, self._verifier, [], self._provenance)
+        ctx = self._context
+        if ctx is None:  # one per episode (and per clone), not one per step
+            state, world = self._require()
+            assert self._verifier is not None
+            ctx = self._context = Context(world, state, self.family, self._log, self._verifier, [], self._provenance)
+        return ctx

@@ -135,6 +135,9 @@ def describe_validation_error(err: ValidationError) -> str:
     return "; ".join(parts)
 
 
+CALL_KEYS = frozenset({"tool", "name", "args", "arguments", "id", "type"})  # what a call object may hold
+
+
 class ToolBox(Generic[C]):
     """The tools of one environment, in a fixed order (the order is part of the schema snapshot)."""
 
@@ -159,13 +162,13 @@ class ToolBox(Generic[C]):
                 action = json.loads(action)
             except (ValueError, UnicodeDecodeError) as exc:
                 raise ToolError(f"call is not valid JSON: {exc}") from None
-        if not isinstance(action, Mapping):
+        if type(action) is not dict and not isinstance(action, Mapping):  # the exact-type test is the cheap one
             raise ToolError('a call must be an object like {"tool": NAME, "args": {...}}')
-        name = action.get("tool", action.get("name"))
-        args = action.get("args", action.get("arguments", {}))
-        extra = set(action) - {"tool", "name", "args", "arguments", "id", "type"}
-        if extra:
+        if not action.keys() <= CALL_KEYS:
+            extra = set(action) - CALL_KEYS
             raise ToolError(f"unknown keys in call: {sorted(map(str, extra))}; use 'tool' and 'args'")
+        name = action["tool"] if "tool" in action else action.get("name")
+        args = action["args"] if "args" in action else action.get("arguments", {})
         if not isinstance(name, str):
             raise ToolError("missing tool name: give 'tool' as a string")
         spec = self.specs.get(name)
@@ -180,9 +183,9 @@ class ToolBox(Generic[C]):
                 raise ToolError(f"arguments are not valid JSON: {exc}") from None
         if args is None:
             args = {}
-        if not isinstance(args, Mapping):
+        if type(args) is not dict and not isinstance(args, Mapping):
             raise ToolError(f"'args' must be an object for {name}")
         try:
-            return spec, spec.args.model_validate(args)
+            return spec, spec.args.__pydantic_validator__.validate_python(args)  # model_validate, minus a layer
         except ValidationError as exc:
             raise ToolError(f"invalid arguments for {name}: {describe_validation_error(exc)}") from None

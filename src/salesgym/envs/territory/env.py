@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from salesgym.core.clock import Scheduled, week_of
+from salesgym.core.clock import week_of
 from salesgym.core.env import Environment
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
@@ -38,11 +38,11 @@ class TerritoryRules:
             tuple(options["ablations"]),
         )
 
-    def new_state(self, world: TerritoryWorld) -> TerritoryState:
-        return state.new_state(world)
-
-    def apply(self, s: TerritoryState, world: TerritoryWorld, event: Event) -> None:
-        state.apply(s, world, event)
+    # the engine calls these on every event or step: bound straight to the module functions, no extra frame
+    new_state = staticmethod(state.new_state)
+    apply = staticmethod(state.apply)
+    fire = staticmethod(buyers.fire)
+    observe = staticmethod(observe.observe)
 
     def precheck(self, ctx: Ctx, tool: str) -> None:
         if tool == "wait":
@@ -51,15 +51,9 @@ class TerritoryRules:
         if used >= ctx.world.capacity["seller"]:
             raise ToolError("seller hours for this week are used up; call wait (e.g. until='next_week')")
 
-    def fire(self, ctx: Ctx, item: Scheduled) -> None:
-        buyers.fire(ctx, item)
-
     def is_over(self, s: TerritoryState, world: TerritoryWorld) -> bool:
         # every deal closed (shown as Closed) or dropped (Disqualified); the row counts keep this O(1)
         return s.row_counts.get("Closed", 0) + s.row_counts.get("Disqualified", 0) == world.n_opportunities
-
-    def observe(self, ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) -> dict[str, Any]:
-        return observe.observe(ctx, result, new)
 
     def potential(self, s: TerritoryState, world: TerritoryWorld) -> float:
         return reward.potential(self.reward_config, s, world)

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from salesgym.core.clock import HOURS_PER_DAY, day_of, stamp, week_of
 from salesgym.core.events import Event
 from salesgym.envs.territory.buyers import Ctx
@@ -21,8 +23,19 @@ from salesgym.envs.territory.state import BOOKING_LIVE_HOURS, TerritoryState, li
 
 COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high_k", "target", "last_activity_day")
 MAX_NEW_LINES = 12
+ALERT_WINDOW_HOURS = 3 * HOURS_PER_DAY  # every alert is about an item that expires within this
 MAX_RESULT_CHARS = 1500
-_compact_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # built once: cheaper per step
+_json_fallback = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def _compact_json(value: Any) -> str:
+    """Compact JSON of a tool's output; orjson is several times faster than the standard library, which
+    matters because a deal's full view is encoded on a third of all steps. Text orjson refuses (lone
+    surrogates an agent typed into the CRM) takes the standard library's path."""
+    try:
+        return orjson.dumps(value).decode()
+    except (orjson.JSONEncodeError, UnicodeDecodeError):
+        return _json_fallback(value)
 
 
 STAGE_ORDER = {name: i for i, name in enumerate((*MILESTONES, "Disqualified"))}
@@ -32,11 +45,21 @@ def _stage_order(item: tuple[str, int]) -> int:
     return STAGE_ORDER.get(item[0], len(STAGE_ORDER))
 
 
-# The capacity and pipeline lines take few distinct values in an episode and change on few steps, so
-# their text is remembered rather than formatted every step (float formatting is a step's dearest part).
-@lru_cache(maxsize=4096)
-def _capacity_text(left: tuple[float, ...]) -> str:
-    return " ".join(f"{r} {v:g}" for r, v in zip(RESOURCES, left, strict=True))
+# Capacity figures and pipeline counts take few distinct values in an episode, so their text is
+# remembered rather than formatted every step (float formatting is among a step's dearest parts).
+@lru_cache(maxsize=8192)
+def _capacity_item(resource: str, left: float) -> str:
+    return f"{resource} {left:g}"
+
+
+@lru_cache(maxsize=8192)
+def _hours_left(capacity: float, used: float) -> float:
+    return round(capacity - used, 2)
+
+
+@lru_cache(maxsize=1024)
+def _hours_text(hours: float) -> str:
+    return f"{hours:g}h"
 
 
 @lru_cache(maxsize=4096)
@@ -78,6 +101,8 @@ def _alerts(s: TerritoryState, now: float, seller_left: float) -> list[str]:
     alerts = []
     if seller_left <= 0:
         alerts.append("seller hours for this week are used up: only wait is possible until Monday")
+    if not s.expiries or s.expiries[0][0] >= now + ALERT_WINDOW_HOURS:
+        return alerts  # nothing open expires soon, so no meeting or booking needs attention (most steps)
     today = day_of(now)
     for m in live_meetings(s, now):
         if m.discovery_done or not m.accepted:
@@ -98,7 +123,7 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
     now = s.now
     week, day = week_of(now), day_of(now)
     usage, cap = s.usage, w.capacity
-    capacity = {r: round(cap[r] - usage.get((r, week), 0.0), 2) for r in RESOURCES}
+    capacity = {r: _hours_left(cap[r], usage.get((r, week), 0.0)) for r in RESOURCES}
     counts = {k: v for k, v in s.row_counts.items() if v}
     inbox = _inbox(new)
     alerts = _alerts(s, now, capacity["seller"])
@@ -126,7 +151,7 @@ def render_text(data: dict[str, Any]) -> str:
     t = data["time"]
     lines = [
         f"{t['stamp']} | day {t['day']}, {t['days_left']} business days left | hours left this week: "
-        + _capacity_text(tuple(data["capacity_left"].values())),
+        + " ".join([_capacity_item(r, v) for r, v in data["capacity_left"].items()]),
         _pipeline_text(tuple(data["milestone_counts"].items())),
     ]
     inbox = data["inbox"]
@@ -151,7 +176,7 @@ def render_text(data: dict[str, Any]) -> str:
         body = str(output.get("error")) if last["status"] == "error" else _compact_json(output)
         if len(body) > MAX_RESULT_CHARS and "opportunity" not in output:  # a deal's full view is never cut
             body = body[:MAX_RESULT_CHARS] + "... (truncated; the full output is in info['tool_result'])"
-        lines.append(f"Last: {last['status']} ({last['time_cost']:g}h) {body}")
+        lines.append(f"Last: {last['status']} ({_hours_text(last['time_cost'])}) {body}")
     ep = data["episode"]
     if ep["terminated"] or ep["truncated"]:
         lines.append("Episode over.")

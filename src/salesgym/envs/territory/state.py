@@ -199,9 +199,13 @@ def _refresh_row(s: TerritoryState, world: TerritoryWorld, oid: str) -> None:
     )
 
 
+ROW_FIELDS = frozenset({"milestone", "status", "last_activity"})  # what a deal's portfolio row shows
+
+
 def _deal(s: TerritoryState, world: TerritoryWorld, oid: str, **changes: Any) -> None:
     s.deals[oid] = s.deals[oid]._replace(**changes)
-    _refresh_row(s, world, oid)
+    if not ROW_FIELDS.isdisjoint(changes):
+        _refresh_row(s, world, oid)
 
 
 def _person(s: TerritoryState, sid: str, **changes: Any) -> None:
