@@ -57,6 +57,11 @@ def _hours_left(capacity: float, used: float) -> float:
     return round(capacity - used, 2)
 
 
+@lru_cache(maxsize=4096)
+def _row_text(r: tuple[Any, ...]) -> str:  # rows are immutable tuples and most do not change between listings
+    return f"{r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]:g}-{r[5]:g} | {r[6]}"
+
+
 @lru_cache(maxsize=1024)
 def _hours_text(hours: float) -> str:
     return f"{hours:g}h"
@@ -167,10 +172,7 @@ def render_text(data: dict[str, Any]) -> str:
         lines.append(
             f"Last: ok ({last['time_cost']:g}h) portfolio (id | account | milestone | crm | value $k | target):"
         )
-        lines += [
-            f"{r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]:g}-{r[5]:g} | {r[6]}"
-            for r in last["output"]["portfolio"]["rows"]
-        ]
+        lines += map(_row_text, last["output"]["portfolio"]["rows"])
     elif last is not None:
         output = last["output"]
         body = str(output.get("error")) if last["status"] == "error" else _compact_json(output)
