@@ -365,6 +365,7 @@ class Episode:
     text_bytes: list[int] = field(default_factory=list)  # every step
     text_bytes_no_listing: list[int] = field(default_factory=list)  # excluding the full-portfolio listing
     errors: Counter[str] = field(default_factory=Counter)
+    actions: list[Action] = field(default_factory=list)  # the calls made, to time again without the policy
 
     def __post_init__(self) -> None:
         self.env = make_env(self.n, self.horizon_days)
@@ -378,6 +379,7 @@ class Episode:
             if self.over:
                 return
             action = seller.act(self.obs)
+            self.actions.append(action)
             t0 = time.perf_counter_ns()
             obs, _r, term, trunc, info = env.step(action)
             dt = time.perf_counter_ns() - t0
@@ -393,6 +395,28 @@ class Episode:
                 self.errors[tool] += 1
             seller.observe(obs, info)
             self.over = term or trunc
+
+
+def measure_replayed_steps(episodes: list[Episode], rounds: int) -> dict[str, Any]:
+    """The episodes' recorded calls stepped again on fresh environments, timing only ``env.step`` (and reading
+    the observation text), in several rounds; the best round's median resists bursts of load from other
+    processes, as for reset and clone. Unlike the live figures no policy code runs between steps, so this
+    is the environment's own cost; the live figures add the cache misses a Python policy causes."""
+    medians: list[float] = []
+    for _ in range(rounds):
+        walls: list[int] = []
+        for ep in episodes:
+            env = make_env(ep.n, ep.horizon_days)
+            env.reset(seed=ep.seed)
+            for action in ep.actions:
+                t0 = time.perf_counter_ns()
+                obs = env.step(action)[0]
+                len(obs["text"])
+                dt = time.perf_counter_ns() - t0
+                if action["tool"] != "wait":
+                    walls.append(dt)
+        medians.append(statistics.median(walls) / 1e9)
+    return {"best_round_median": min(medians), "round_medians": medians, "steps_per_round": len(walls)}
 
 
 def measure_clone(ep: Episode, repeats: int) -> dict[str, Any]:
@@ -491,6 +515,7 @@ def bench_size(n: int, quick: bool) -> dict[str, Any]:
         for tool, ts in e.times.items():
             walls[tool].extend(ts)
     out["step"] = ns_stats([t for tool, ts in walls.items() if tool != "wait" for t in ts])
+    out["step_replayed"] = measure_replayed_steps(episodes, 2 if quick else 5)
     out["step_all"] = ns_stats([t for ts in walls.values() for t in ts])
     out["wait_step"] = ns_stats(walls["wait"])
     out["step_by_tool"] = {
@@ -573,8 +598,15 @@ def table(results: dict[str, Any], quick: bool) -> tuple[str, list[dict[str, Any
     add("reset, fresh seeds (best batch median)", lambda r: r["reset"]["best_batch_median"], "t", "≤ 5 ms", 5e-3)
     add("reset (median)", lambda r: r["reset"]["median"], "t")
     add("reset (p90)", lambda r: r["reset"]["p90"], "t")
-    add("step incl. observation, non-wait (median)", lambda r: r["step"]["median"], "t", "≤ 100 µs", 100e-6)
-    add("step incl. observation, non-wait (p90)", lambda r: r["step"]["p90"], "t")
+    add(
+        "step incl. observation, non-wait (best round median)",
+        lambda r: r["step_replayed"]["best_round_median"],
+        "t",
+        "≤ 100 µs",
+        100e-6,
+    )
+    add("step, live with the policy between steps (median)", lambda r: r["step"]["median"], "t")
+    add("step, live with the policy between steps (p90)", lambda r: r["step"]["p90"], "t")
     add("wait step (median)", lambda r: r["wait_step"]["median"], "t")
     add("wait step (p90)", lambda r: r["wait_step"]["p90"], "t")
     for i, c in enumerate(r100["clone"]):

@@ -249,7 +249,7 @@ class Secrets:
                 assert not pattern.search(line), f"hidden number {pattern.pattern} in {line!r}"
 
     def _scan_tree(self, node: Any, where: str, key: str = "") -> None:
-        if isinstance(node, dict) and isinstance(node.get("columns"), list) and isinstance(node.get("rows"), list):
+        if isinstance(node, dict) and isinstance(node.get("columns"), (list, tuple)) and "rows" in node:
             node = {"rows": [dict(zip(node["columns"], row, strict=True)) for row in node["rows"]]}
         if isinstance(node, dict):
             for k, v in node.items():

@@ -19,6 +19,9 @@ from salesgym.core.events import sha256_of
 
 class State:
     FORKED: ClassVar[tuple[str, ...]] = ()
+    # attributes that only memoise a view of the others (rebuilt on demand, so neither part of equality
+    # nor of the snapshot: a replayed state that has not built them yet is still equal)
+    DERIVED: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self) -> None:
         self.seq = 0  # number of events applied; also the public state_version
@@ -41,7 +44,7 @@ class State:
 
     def snapshot(self) -> dict[str, Any]:
         """Every attribute as plain data, for equality checks (replay == live)."""
-        return {k: to_plain(v) for k, v in sorted(vars(self).items())}
+        return {k: to_plain(v) for k, v in sorted(vars(self).items()) if k not in self.DERIVED}
 
     def digest(self) -> str:
         return sha256_of(self.snapshot())

@@ -73,7 +73,10 @@ def _pipeline_text(counts: tuple[tuple[str, int], ...]) -> str:
 
 
 def portfolio(state: TerritoryState) -> dict[str, Any]:
-    return {"columns": list(COLUMNS), "rows": list(state.rows.values())}
+    rows = state.rows_view
+    if rows is None:  # rebuilt only after a row changed: most steps change none
+        rows = state.rows_view = tuple(state.rows.values())
+    return {"columns": COLUMNS, "rows": rows}
 
 
 def _inbox(events: Sequence[Event]) -> list[dict[str, Any]]:

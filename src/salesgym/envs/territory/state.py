@@ -126,6 +126,7 @@ class TerritoryState(State):
         "open_bookings",
         "expiries",
     )
+    DERIVED = frozenset({"rows_view"})
 
     people: dict[str, Person] = field(default_factory=dict)  # a People map once built by new_state
     deals: dict[str, Deal] = field(default_factory=dict)
@@ -136,6 +137,7 @@ class TerritoryState(State):
     meetings: dict[str, Meeting] = field(default_factory=dict)
     violations: dict[str, int] = field(default_factory=dict)
     rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # public portfolio rows, kept current
+    rows_view: tuple[tuple[Any, ...], ...] | None = None  # the rows as one tuple until one changes (derived)
     row_counts: dict[str, int] = field(default_factory=dict)  # opportunities per shown milestone/status
     open_meetings: dict[str, None] = field(default_factory=dict)  # ids of meetings not yet discussed
     open_bookings: dict[str, None] = field(default_factory=dict)  # ids of bookings not yet used or cancelled
@@ -187,6 +189,7 @@ def _refresh_row(s: TerritoryState, world: TerritoryWorld, oid: str) -> None:
     if old is not None:
         s.row_counts[old[2]] -= 1
     s.row_counts[shown] = s.row_counts.get(shown, 0) + 1
+    s.rows_view = None
     s.rows[oid] = (
         oid,
         world.accounts[opp.account_id].name,
