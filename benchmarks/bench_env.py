@@ -599,14 +599,14 @@ def table(results: dict[str, Any], quick: bool) -> tuple[str, list[dict[str, Any
     add("reset (median)", lambda r: r["reset"]["median"], "t")
     add("reset (p90)", lambda r: r["reset"]["p90"], "t")
     add(
-        "step incl. observation, non-wait (best round median)",
+        "step incl. obs., non-wait (best round median)",
         lambda r: r["step_replayed"]["best_round_median"],
         "t",
         "≤ 100 µs",
         100e-6,
     )
-    add("step, live with the policy between steps (median)", lambda r: r["step"]["median"], "t")
-    add("step, live with the policy between steps (p90)", lambda r: r["step"]["p90"], "t")
+    add("step, live: policy between steps (median)", lambda r: r["step"]["median"], "t")
+    add("step, live: policy between steps (p90)", lambda r: r["step"]["p90"], "t")
     add("wait step (median)", lambda r: r["wait_step"]["median"], "t")
     add("wait step (p90)", lambda r: r["wait_step"]["p90"], "t")
     for i, c in enumerate(r100["clone"]):

@@ -96,11 +96,12 @@ class EventLog:
 
     def since(self, seq: int) -> list[Event]:
         """Events with ``seq >= seq`` (cheap when they are all in the tail)."""
-        seq = max(seq, 0)
-        first = seq // CHUNK
-        out = [e for chunk in self._chunks[first:] for e in chunk if e.seq >= seq]
-        full = len(self._chunks) * CHUNK
-        out.extend(self._tail[max(seq - full, 0) :])
+        first, offset = divmod(max(seq, 0), CHUNK)
+        out: list[Event] = []
+        for chunk in self._chunks[first:]:  # usually none: a step's events are in the open tail
+            out.extend(chunk[offset:])
+            offset = 0
+        out.extend(self._tail[offset:])
         return out
 
     def fork(self) -> EventLog:
