@@ -30,6 +30,18 @@ DECIDES = {
 }  # fmt: skip
 
 
+# the evidence keys each milestone after Identified needs (Commercial's depend on the account's approvals)
+ENGAGED = (E.BUYER_REPLY.value, E.MEETING_ACCEPTANCE.value)  # either one
+BEFORE_COMMERCIAL = (
+    (E.BUDGET_CONFIRMATION.value, E.AUTHORISED_SPONSOR.value),  # Qualified
+    (E.TECHNICAL_SUCCESS.value,),  # Validated
+    (E.MUTUAL_ACTION_PLAN.value,),  # Mobilised
+)
+KEY = {kind: kind.value for kind in E}  # an enum's .value is a Python-level property: read it once
+APPROVAL_KEYS = {approval: kind.value for approval, kind in APPROVAL_EVIDENCE.items()}
+AFTER_COMMERCIAL = (("procurement_final",), (E.CONTRACT_SIGNATURE.value,))  # Commit, Closed
+
+
 def _first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> dict[str, float]:
     """One pass over the ledger: the earliest time each kind of qualifying evidence appeared.
 
@@ -48,7 +60,7 @@ def _first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evi
             and world.stakeholders[e.source_actor].authority < AUTHORITY_MIN
         ):
             continue
-        keys = [kind.value]
+        keys = [KEY[kind]]
         if kind is E.PROCUREMENT_APPROVAL and e.claim.get("final_terms"):
             keys.append("procurement_final")
         for key in keys:
@@ -64,20 +76,12 @@ def reached(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence
     later of the two. Evidence from anyone outside this opportunity's buying committee is ignored.
     """
     first = _first_times(world, opp, evidence)
-    engaged = [first[k] for k in (E.BUYER_REPLY.value, E.MEETING_ACCEPTANCE.value) if k in first]
-    needs: list[list[str]] = [
-        [E.BUDGET_CONFIRMATION.value, E.AUTHORISED_SPONSOR.value],  # Qualified
-        [E.TECHNICAL_SUCCESS.value],  # Validated
-        [E.MUTUAL_ACTION_PLAN.value],  # Mobilised
-        [APPROVAL_EVIDENCE[a].value for a in opp.required_approvals],  # Commercial
-        ["procurement_final"],  # Commit
-        [E.CONTRACT_SIGNATURE.value],  # Closed
-    ]
+    engaged = [first[k] for k in ENGAGED if k in first]
     times = [0.0]
     if not engaged:
         return times
     times.append(min(engaged))
-    for keys in needs:
+    for keys in (*BEFORE_COMMERCIAL, [APPROVAL_KEYS[a] for a in opp.required_approvals], *AFTER_COMMERCIAL):
         if any(k not in first for k in keys):
             break
         times.append(max([times[-1], *(first[k] for k in keys)]))
