@@ -2,8 +2,9 @@
 episode *is* (events, rewards, what the agent reads, the score) fails here rather than silently shifting
 every published benchmark number.
 
-A change that is meant to alter the dynamics updates these pins in the same commit (and bumps
-``GENERATOR_VERSION`` when generation changes), so the history shows when episodes stopped being comparable.
+A change that is meant to alter the dynamics, or a baseline policy (baselines are part of every published
+comparison too), updates these pins in the same commit (and bumps ``GENERATOR_VERSION`` when generation
+changes), so the history shows when episodes stopped being comparable.
 To print fresh pins: ``python tests/territory/test_golden.py``.
 """
 
@@ -36,7 +37,8 @@ PINS: dict[str, dict[str, Any]] = {
         "events": 3850,
         "event_log_sha256": "c5ce26311190f566d2548db8e8a6504aa4f083c9dcca2e94b900e4a2dddc927a",
         "calls_sha256": "7440c297f825db51c63c9a5f15278931403bf489e31668b6fa9a3d1b45ba897c",
-        "observation_text_sha256": "73d1353a28f984de909ee78c975811d040ac4d0d35a92446a0f332b7b687383f",
+        "observation_text_sha256": "b585668882a77cc07718d995b533c04c277afb890a32b3a4fe1e855cb2a70e63",
+        "observation_data_sha256": "7e2765ea760e315e4b4bf3d00a3f2da443f8b97764a9e73289829c486f8d07d5",
         "return": 0.652320796,
         "primary": 165.762821,
         "advances": {
@@ -55,6 +57,7 @@ PINS: dict[str, dict[str, Any]] = {
         "event_log_sha256": "da26097ff485793f754e60c72e7323310b53abce5b432ae86ad8cb4d41b1eef3",
         "calls_sha256": "30e7506864be4563e944232ef3899f2c78fda589ecf6f4b190d61ca77cc64f7d",
         "observation_text_sha256": "4d98f0050cc0a20c942b889d0598fad99e6e699f53407ab42dc4ead07b1f063b",
+        "observation_data_sha256": "8cde13971cf19203517c2998c1e19170e8f989ce011fa29d6351be8c05ab70fc",
         "return": 0.020629201,
         "primary": 73.299242,
         "advances": {
@@ -68,21 +71,22 @@ PINS: dict[str, dict[str, Any]] = {
         },
     },
     "healthcare-12x90-oracle": {
-        "steps": 426,
-        "events": 1950,
-        "event_log_sha256": "1c663b4ccef1f041ba58602215f60720c913afb8d90d044e2ff39eed5f22f0dc",
-        "calls_sha256": "191dd052c2ff60ac568d6dfd7ded8508525d3e226ddb5ef3cbbc3d0e398be95d",
-        "observation_text_sha256": "fea60318179fa3ed5d869f7064355fa444733de2446bac0bafbbd12a51e67ac3",
-        "return": 0.43621513,
-        "primary": 253.679487,
+        "steps": 417,
+        "events": 1902,
+        "event_log_sha256": "a54bf101e412b31ede09cf57fd5099c431a37d33811715366c08770e30748728",
+        "calls_sha256": "4f3e1893817e883fdeec94f2baa690df3c91b36963570025158eca459f6e0284",
+        "observation_text_sha256": "be550d77162aa9ff0f3263f0a199e3b0a442773aadee9cb2d115ce8155ec157a",
+        "observation_data_sha256": "40b0c3eb40cab7157fed20de68455f1c4b322b7b1696003591b9031c45e2453f",
+        "return": 0.709967586,
+        "primary": 334.389744,
         "advances": {
             "Engaged": 8,
             "Qualified": 7,
             "Validated": 7,
-            "Mobilised": 4,
-            "Commercial": 4,
-            "Commit": 4,
-            "Closed": 3,
+            "Mobilised": 7,
+            "Commercial": 7,
+            "Commit": 7,
+            "Closed": 6,
         },
     },
 }
@@ -92,11 +96,13 @@ def fingerprint(options: dict[str, Any], seed: int, policy_name: str) -> dict[st
     env = salesgym.make("territory-v0", **options)
     env.reset(seed=seed)
     policy = make_policy(policy_name, seed, env.hidden_truth() if policy_name == "oracle" else None)
-    texts, calls, rewards = hashlib.sha256(), hashlib.sha256(), []
+    texts, data, calls, rewards = hashlib.sha256(), hashlib.sha256(), hashlib.sha256(), []
     steps = 0
     for step in rollout(env, policy, seed):
         steps += 1
-        texts.update(env.observe()["text"].encode("utf-8", "surrogatepass"))
+        obs = env.observe()
+        texts.update(obs["text"].encode("utf-8", "surrogatepass"))
+        data.update(json.dumps(obs["data"], sort_keys=True).encode("utf-8", "surrogatepass"))
         calls.update(json.dumps(step.action, sort_keys=True).encode())
         rewards.append(step.reward)
     score = env.score()
@@ -106,6 +112,7 @@ def fingerprint(options: dict[str, Any], seed: int, policy_name: str) -> dict[st
         "event_log_sha256": env.event_log_hash(),
         "calls_sha256": calls.hexdigest(),
         "observation_text_sha256": texts.hexdigest(),
+        "observation_data_sha256": data.hexdigest(),
         "return": round(sum(rewards), 9),
         "primary": score["primary"],
         "advances": score["advances"],
@@ -116,6 +123,13 @@ def fingerprint(options: dict[str, Any], seed: int, policy_name: str) -> dict[st
 def test_golden_episode_is_unchanged(name: str) -> None:
     options, seed, policy = CASES[name]
     assert fingerprint(options, seed, policy) == PINS[name]
+
+
+def test_fingerprints_do_not_depend_on_what_ran_before() -> None:
+    # memo caches are process-wide: episodes run after other episodes (here in the opposite order to the
+    # test above) must read exactly as in a fresh process, where the pins were taken
+    for name in sorted(CASES, reverse=True):
+        assert fingerprint(*CASES[name]) == PINS[name], name
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ from salesgym.agents.base import call
 from salesgym.agents.expected_value import HOURS_TO_GO, ExpectedValue
 from salesgym.agents.memory import Deal, SellerMemory
 from salesgym.agents.playbook import AUTHORITY_MIN, Move, Playbook, Style
+from salesgym.core.clock import HOURS_PER_DAY
+from salesgym.envs.territory.buyers import PLAN_MIN_AUTHORITY, PLAN_MIN_DISPOSITION
 
 
 class OraclePlaybook(Playbook):
@@ -82,10 +84,48 @@ class OraclePlaybook(Playbook):
     def ready_to_evaluate(self, deal: Deal) -> bool:
         return any(p.engaged for p in deal.people.values())
 
+    def disposition(self, deal: Deal, sid: str) -> float:
+        """A lower estimate of how warm ``sid`` is now: the hidden start plus what the seller saw warm them
+        (replies, discovery meetings they attended, the executive call) less competitor moves."""
+        person, role = deal.people.get(sid), self.people[sid]["role"]
+        d = float(self.people[sid]["disposition"])
+        d += 0.05 * (person.replied if person else 0)
+        d += 0.08 * sum(1 for m in deal.meetings.values() if m.discovery_done and sid in m.accepted)
+        if deal.exec_sponsor and role == "economic_buyer":
+            d += 0.25
+        if role in ("technical_evaluator", "champion"):
+            d -= 0.12 * self.opps[deal.id]["competitor_aggression"] * deal.competitor_moves
+        return d
+
+    def plan_candidates(self, deal: Deal) -> list[str]:
+        """Known, present committee members with the authority to own a plan, the economic buyer first."""
+        ids = [sid for sid, p in deal.people.items() if not p.left
+               and self.people[sid]["authority"] >= PLAN_MIN_AUTHORITY]
+        return sorted(ids, key=lambda sid: (self.people[sid]["role"] != "economic_buyer", sid))
+
     def plan_sponsor(self, deal: Deal) -> str | None:
-        eb = self.economic_buyer(deal)
-        engaged = eb is not None and eb in deal.people and deal.people[eb].engaged
-        return eb if engaged and (deal.discoveries or deal.exec_sponsor) else None
+        """Whoever can own the plan and is warm enough to accept it (the oracle knows authority and warmth,
+        so it never spends one of its three proposals on someone who would decline)."""
+        if not (deal.discoveries or deal.exec_sponsor):
+            return None
+        return next((sid for sid in self.plan_candidates(deal)
+                     if self.disposition(deal, sid) >= PLAN_MIN_DISPOSITION), None)
+
+    def _plan(self, deal: Deal) -> Move | None:
+        move = super()._plan(deal)
+        if move is not None or deal.plan_agreed or "action_plan" in deal.pending or self.capped(deal):
+            return move
+        if not deal.tech_success or self._live_meeting(deal):
+            return None
+        # nobody warm enough owns the plan yet: meet the warmest candidate (discovery warms attendees)
+        candidates = self.plan_candidates(deal)
+        last = max((m.start for m in deal.meetings.values()), default=-1e9)
+        if not candidates or self.mem.now - last < 2 * HOURS_PER_DAY:
+            return None
+        sid = max(candidates, key=lambda s: self.disposition(deal, s))
+        return Move(deal.id, call("schedule_meeting", opportunity_id=deal.id, stakeholder_ids=[sid],
+                                  agenda=self.text(deal, sid, "Plan review: the path to go-live around"),
+                                  in_days=super().meeting_day_offset(deal)), "warm the plan's sponsor")
 
     def qualified_sources(self, deal: Deal) -> tuple[bool, bool]:
         def real(sid: str) -> bool:

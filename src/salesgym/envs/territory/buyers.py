@@ -343,6 +343,10 @@ def _tech_result(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
         notify(ctx, opp.id, evaluator.id, "tech_eval", "The evaluation hit problems; we are not convinced yet.")
 
 
+PLAN_MIN_DISPOSITION = 0.25  # a plan's sponsor must be this warm towards us
+PLAN_MIN_AUTHORITY = 0.45  # and able to commit the buying team
+
+
 def _plan_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     who = ctx.world.stakeholders[data["stakeholder_id"]]
     person = ctx.state.people[who.id]
@@ -350,7 +354,7 @@ def _plan_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     if person.left:
         return
     fits = data["close_day"] <= opp.deadline_day
-    willing = person.disposition >= 0.25 and who.authority >= 0.45
+    willing = person.disposition >= PLAN_MIN_DISPOSITION and who.authority >= PLAN_MIN_AUTHORITY
     if fits and willing and ctx.draw("buyer", who.id, "plan") < 0.85:
         notify(ctx, opp.id, who.id, "action_plan", "We agree to the mutual action plan.")
         record(ctx, E.MUTUAL_ACTION_PLAN, opp, who.id, {"close_day": data["close_day"]})

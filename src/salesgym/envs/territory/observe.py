@@ -54,7 +54,9 @@ def _capacity_item(resource: str, left: float) -> str:
 
 @lru_cache(maxsize=8192)
 def _hours_left(capacity: float, used: float) -> float:
-    return round(capacity - used, 2)
+    # "+ 0.0" turns the -0.0 an overdrawn week can round to into 0.0: a memo treats 0.0 and -0.0 (and 40 and
+    # 40.0) as one key, so every value it can return must read the same whichever came first
+    return float(round(capacity - used, 2)) + 0.0
 
 
 @lru_cache(maxsize=4096)
