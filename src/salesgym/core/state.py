@@ -7,7 +7,6 @@ mutated in place, only replaced, so sharing them between a state and its fork is
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Mapping
 from enum import Enum
@@ -35,7 +34,8 @@ class State:
         self.truncated = False
 
     def fork(self) -> State:
-        twin = copy.copy(self)
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)  # what copy.copy does, minus its generic protocol (most of a fork)
         twin.scheduler = self.scheduler.fork()
         twin.draws = self.draws.copy()
         for name in self.FORKED:
