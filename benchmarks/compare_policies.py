@@ -1,6 +1,8 @@
 """Quick policy comparison outside the benchmark runner: ``python benchmarks/compare_policies.py``.
 
-Plays each policy on a grid of (family, template) x seeds and prints mean primary and closed value.
+Plays each policy on a grid of (family, template) x seeds and prints mean primary, its mean share of each
+territory's ceiling (every viable deal closed, every other dropped), and closed value. The share shows where
+the configuration leaves headroom: e.g. ``--policies expected-value,oracle --n 10 --horizon 90``.
 For published numbers use ``salesgym bench``; this is the developer's loop.
 """
 
@@ -50,6 +52,7 @@ def main() -> None:
         ]
         print(
             f"{name:18s} primary {mean(x['primary'] for x in scores):8.1f}   "
+            f"of ceiling {mean(x['primary'] / x['primary_ceiling'] for x in scores):5.2f}   "
             f"closed_value {mean(x['closed_value'] for x in scores):8.1f}   "
             f"closed {sum(x['closed_count'] for x in scores):3d}   "
             f"invalid {sum(x['invalid_actions'] for x in scores)}"

@@ -33,6 +33,20 @@ READ = frozenset(
 )  # the only events the verifier reads: never CRM edits, messages or other seller text
 
 
+def constrained_hours(world: TerritoryWorld) -> float:
+    """The seller hours the territory allows over the horizon: the primary metric's denominator."""
+    return world.capacity["seller"] * world.horizon / HOURS_PER_WEEK
+
+
+def primary_ceiling(world: TerritoryWorld, cfg: RewardConfig) -> float:
+    """The most any seller could score here: every viable deal closed, every other one dropped, no penalty.
+    Where a good heuristic comes close to it (small territories over long horizons), no policy has headroom."""
+    closable = sum(o.true_value for o in world.opportunities.values() if o.viable)
+    droppable = sum(o.true_value for o in world.opportunities.values() if not o.viable)
+    best = (cfg.weights[-1] - cfg.weights[0]) * closable + cfg.dq_credit * droppable
+    return 100.0 * best / constrained_hours(world)
+
+
 def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardConfig) -> dict[str, Any]:
     ledger: dict[str, list[Evidence]] = {oid: [] for oid in world.opportunities}
     rejected = 0
@@ -93,11 +107,12 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardC
     correct = sorted(set(dropped) & nonviable)
     premature = sorted(set(dropped) - nonviable)
     dq_value = sum(world.opportunities[o].true_value for o in correct)
-    constrained = world.capacity["seller"] * world.horizon / HOURS_PER_WEEK
+    constrained = constrained_hours(world)
     n = len(world.opportunities)
     right_calls = len(correct) + sum(1 for o in world.opportunities if o not in nonviable and o not in dropped)
     return {
         "primary": round(100.0 * (advance_value + cfg.dq_credit * dq_value - penalties) / constrained, 6),
+        "primary_ceiling": round(primary_ceiling(world, cfg), 6),
         "value_weighted_advances": round(advance_value, 4),
         "disqualification_credit": round(cfg.dq_credit * dq_value, 4),
         "penalties": round(penalties, 4),
