@@ -137,7 +137,8 @@ class TerritoryState(State):
     meetings: dict[str, Meeting] = field(default_factory=dict)
     violations: dict[str, int] = field(default_factory=dict)
     rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # public portfolio rows, kept current
-    rows_view: tuple[tuple[Any, ...], ...] | None = None  # the rows as one tuple until one changes (derived)
+    # the rows as one tuple until one changes: derived, so not part of equality or the snapshot
+    rows_view: tuple[tuple[Any, ...], ...] | None = field(default=None, compare=False, repr=False)
     row_counts: dict[str, int] = field(default_factory=dict)  # opportunities per shown milestone/status
     open_meetings: dict[str, None] = field(default_factory=dict)  # ids of meetings not yet discussed
     open_bookings: dict[str, None] = field(default_factory=dict)  # ids of bookings not yet used or cancelled
