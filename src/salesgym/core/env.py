@@ -110,13 +110,14 @@ class Context(Generic[W, S]):
         return uniform(self.world.seed, *key, n)
 
     def emit(self, kind: str, actor: str, payload: Mapping[str, Any] | None = None, time: float | None = None) -> Event:
-        body = dict(payload or {})
-        if self._pending_draws:
-            body["draws"] = [list(k) for k in self._pending_draws]
-            self._pending_draws.clear()
-        event = Event(self.state.seq, self.state.now if time is None else time, kind, actor, body, self.provenance)
+        state, pending = self.state, self._pending_draws
+        body = dict(payload) if payload else {}
+        if pending:
+            body["draws"] = [list(k) for k in pending]
+            pending.clear()
+        event = Event(state.seq, state.now if time is None else time, kind, actor, body, self.provenance)
         self.log.append(event)
-        apply_event(self.family, self.state, self.world, event)
+        apply_event(self.family, state, self.world, event)
         return event
 
     def issue_evidence(self, kind: EvidenceType, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:

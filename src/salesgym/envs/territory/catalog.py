@@ -75,9 +75,10 @@ class FamilySpec:
     competitor_rate: float
     capacity: Mapping[str, float] = field(default_factory=dict)  # weekly hours overriding the defaults
     templates: Mapping[str, TemplateSpec] = field(default_factory=dict)
+    _pain_by_id: Mapping[str, Pain] = field(init=False, repr=False, compare=False)  # pains is the source
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_pain_by_id", {p.id: p for p in self.pains})  # looked up on many steps
 
     def pain(self, pain_id: str) -> Pain:
-        for p in self.pains:
-            if p.id == pain_id:
-                return p
-        raise KeyError(pain_id)
+        return self._pain_by_id[pain_id]
