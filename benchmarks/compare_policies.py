@@ -42,12 +42,14 @@ def main() -> None:
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--n", type=int, default=10)
     ap.add_argument("--horizon", type=int, default=30)
+    ap.add_argument("--default-territory", action="store_true", help="only make()'s default family and template")
     a = ap.parse_args()
     seeds = [int(s) for s in a.seeds.split(",")]
+    grid: list[tuple[str, str | None]] = [("midmarket_saas", None)] if a.default_territory else list(GRID)
     for name in a.policies.split(","):
         scores = [
             episode(name, s, n_opportunities=a.n, horizon_days=a.horizon, family=f, template=t)
-            for f, t in GRID
+            for f, t in grid
             for s in seeds
         ]
         print(
