@@ -3,9 +3,11 @@ between an environment and its clones."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import salesgym
+from salesgym.envs.territory.observe import _compact_json
 
 
 def _row(obs: dict[str, Any], oid: str) -> tuple[Any, ...]:
@@ -54,3 +56,11 @@ def test_observation_text_is_the_same_after_other_episodes_ran() -> None:
     for other in (1, 2, 3):
         texts(other)
     assert texts(9) == first
+
+
+def test_output_json_falls_back_where_orjson_refuses() -> None:
+    # tool arguments cannot carry lone surrogates (pydantic refuses them), so no output holds one today;
+    # the encoder still must not raise if one ever does
+    value = {"note": "call back \udc80 Friday", "n": [1, 2.5, None]}
+    assert _compact_json(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert _compact_json({"a": "plain", "b": [1, 2.5]}) == '{"a":"plain","b":[1,2.5]}'
