@@ -33,6 +33,7 @@ class EvidenceType(StrEnum):
 
 
 _TYPES = {t.value: t for t in EvidenceType}
+TYPE_NAME = {t: t.value for t in EvidenceType}  # an Enum's .value is a Python-level property: read it once
 
 
 class Evidence(NamedTuple):
@@ -49,7 +50,7 @@ class Evidence(NamedTuple):
         """The signed content: everything except the proof itself."""
         return {
             "id": self.id,
-            "type": self.type.value,
+            "type": TYPE_NAME[self.type],
             "subject": self.subject,
             "source_actor": self.source_actor,
             "timestamp": self.timestamp,
@@ -95,7 +96,7 @@ class Verifier:
 
     def _mac(self, e: Evidence) -> str:
         # A fixed field order and a sorted claim: cheap to build, and unambiguous (\x1f never appears in ids).
-        message = "\x1f".join((e[0], e[1].value, e[2], e[3], f"{e[4]:.6f}", _claim_text(e[5])))
+        message = "\x1f".join((e[0], TYPE_NAME[e[1]], e[2], e[3], f"{e[4]:.6f}", _claim_text(e[5])))
         return hashlib.blake2b(message.encode(), key=self.__key, digest_size=16).hexdigest()  # keyed BLAKE2 = a MAC
 
     def issue(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from salesgym.core.evidence import Evidence, EvidenceType
+from salesgym.core.evidence import TYPE_NAME, Evidence, EvidenceType
 from salesgym.envs.territory.world import Opportunity, TerritoryWorld
 
 MILESTONES = ("Identified", "Engaged", "Qualified", "Validated", "Mobilised", "Commercial", "Commit", "Closed")
@@ -37,7 +37,6 @@ BEFORE_COMMERCIAL = (
     (E.TECHNICAL_SUCCESS.value,),  # Validated
     (E.MUTUAL_ACTION_PLAN.value,),  # Mobilised
 )
-KEY = {kind: kind.value for kind in E}  # an enum's .value is a Python-level property: read it once
 APPROVAL_KEYS = {approval: kind.value for approval, kind in APPROVAL_EVIDENCE.items()}
 AFTER_COMMERCIAL = (("procurement_final",), (E.CONTRACT_SIGNATURE.value,))  # Commit, Closed
 
@@ -60,7 +59,7 @@ def _first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evi
             and world.stakeholders[e.source_actor].authority < AUTHORITY_MIN
         ):
             continue
-        keys = [KEY[kind]]
+        keys = [TYPE_NAME[kind]]
         if kind is E.PROCUREMENT_APPROVAL and e.claim.get("final_terms"):
             keys.append("procurement_final")
         for key in keys:

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints
 
 from salesgym.core.clock import HOURS_PER_DAY, HOURS_PER_WEEK, day_of, stamp, start_of_day, week_of
-from salesgym.core.evidence import Evidence
+from salesgym.core.evidence import TYPE_NAME, Evidence
 from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec
 from salesgym.envs.territory import buyers
 from salesgym.envs.territory.buyers import Ctx
@@ -277,7 +277,7 @@ def _evidence_summary(evidence: tuple[Evidence, ...]) -> list[dict[str, object]]
     """Verified buyer evidence on a deal, one line per type: how many, from whom, first and last time."""
     by_type: dict[str, list[Evidence]] = {}
     for e in evidence:
-        by_type.setdefault(e.type.value, []).append(e)
+        by_type.setdefault(TYPE_NAME[e.type], []).append(e)
     return [
         {
             "type": t,
