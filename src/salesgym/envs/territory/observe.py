@@ -30,8 +30,9 @@ _json_fallback = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).enc
 
 def _compact_json(value: Any) -> str:
     """Compact JSON of a tool's output; orjson is several times faster than the standard library, which
-    matters because a deal's full view is encoded on a third of all steps. Text orjson refuses (lone
-    surrogates an agent typed into the CRM) takes the standard library's path."""
+    matters because a deal's full view is encoded on a third of all steps. Text orjson refuses (a lone
+    surrogate, should one ever reach an output: tool arguments cannot carry them) takes the standard
+    library's path, so encoding never raises."""
     try:
         return orjson.dumps(value).decode()
     except (orjson.JSONEncodeError, UnicodeDecodeError):
@@ -112,7 +113,7 @@ def _alerts(s: TerritoryState, now: float, seller_left: float) -> list[str]:
     if seller_left <= 0:
         alerts.append("seller hours for this week are used up: only wait is possible until Monday")
     if not s.expiries or s.expiries[0][0] >= now + ALERT_WINDOW_HOURS:
-        return alerts  # nothing open expires soon, so no meeting or booking needs attention (most steps)
+        return alerts  # nothing open expires within the window: no meeting or booking needs attention
     today = day_of(now)
     for m in live_meetings(s, now):
         if m.discovery_done or not m.accepted:
