@@ -85,8 +85,8 @@ class OraclePlaybook(Playbook):
         return any(p.engaged for p in deal.people.values())
 
     def disposition(self, deal: Deal, sid: str) -> float:
-        """A lower estimate of how warm ``sid`` is now: the hidden start plus what the seller saw warm them
-        (replies, discovery meetings they attended, the executive call) less competitor moves."""
+        """An estimate of how warm ``sid`` is now: the hidden start, plus a cautious share of what the seller
+        saw warm them (replies, discovery meetings they attended, the executive call), less competitor moves."""
         person, role = deal.people.get(sid), self.people[sid]["role"]
         d = float(self.people[sid]["disposition"])
         d += 0.05 * (person.replied if person else 0)
