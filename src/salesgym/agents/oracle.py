@@ -5,8 +5,10 @@ which deals are viable (the rest are dropped at once, which earns the disqualifi
 economic buyer and champion, who holds real authority, each person's pains (so every message is fully
 relevant and never cites the distractor headline), which approvals the account requires (booked from the
 start), when the budget opens (discovery with the economic buyer is timed for it), the real deadline, the
-discount the buyer needs, and how many SE hours the evaluation needs. It still acts only through tools and
-still learns keywords by research: hidden truth chooses, it never substitutes for the buyer's evidence.
+discount the buyer needs, how many SE hours the evaluation needs, and who has the authority and warmth to
+own the mutual action plan (that person is warmed first, never offered a plan they would refuse). It still
+acts only through tools and still learns keywords by research: hidden truth chooses, it never substitutes
+for the buyer's evidence.
 """
 
 from __future__ import annotations
