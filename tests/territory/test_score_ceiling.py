@@ -27,7 +27,7 @@ def test_no_policy_scores_above_the_ceiling(policy: str, n: int, days: int, seed
     assert score["primary_ceiling"] == pytest.approx(100 * best / score["constrained_hours"], rel=1e-6)
 
 
-def test_the_ceiling_is_reached_only_by_closing_or_dropping_everything() -> None:
+def test_an_untouched_territory_scores_zero_under_a_positive_ceiling() -> None:
     env = salesgym.make("territory-v0", n_opportunities=4, horizon_days=30)
     env.reset(seed=3)
     score = env.score()  # nothing done yet

@@ -19,7 +19,7 @@ from salesgym.core.events import Event
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.catalog import RESOURCES
 from salesgym.envs.territory.milestones import MILESTONES
-from salesgym.envs.territory.state import BOOKING_LIVE_HOURS, TerritoryState, live_meetings
+from salesgym.envs.territory.state import BOOKING_LIVE_HOURS, TerritoryState, live_bookings, live_meetings
 
 COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high_k", "target", "last_activity_day")
 MAX_NEW_LINES = 12
@@ -123,11 +123,8 @@ def _alerts(s: TerritoryState, now: float, seller_left: float) -> list[str]:
         elif day_of(m.start) == today + 1:
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) tomorrow")
     lapse_soon = now + HOURS_PER_DAY - BOOKING_LIVE_HOURS  # bookings that started before this lapse within a day
-    bookings = s.bookings
-    for bid in s.open_bookings:  # live bookings (as live_bookings) that lapse within a day, in one pass
-        start = bookings[bid].start
-        if start <= lapse_soon and start + BOOKING_LIVE_HOURS > now:
-            b = bookings[bid]
+    for b in live_bookings(s, now):
+        if b.start <= lapse_soon:
             alerts.append(f"booking {b.id} ({b.resource}, {b.opportunity_id}) lapses within a day")
     return alerts[:8]
 
