@@ -13,7 +13,7 @@ from statistics import mean
 from typing import Any
 
 import salesgym
-from salesgym.agents import POLICIES, REFERENCE, make_policy
+from salesgym.agents import make_policy, suite
 from salesgym.agents.base import rollout
 
 GRID = [
@@ -29,7 +29,7 @@ GRID = [
 def episode(name: str, seed: int, **env_kwargs: Any) -> dict[str, Any]:
     env = salesgym.make("territory-v0", **env_kwargs)
     env.reset(seed=seed)  # the oracle's hidden truth is read before its episode starts
-    policy = make_policy(name, seed=seed, hidden_truth=env.hidden_truth() if name in REFERENCE else None)
+    policy = make_policy(name, seed=seed, hidden_truth=env.hidden_truth() if name in suite().reference else None)
     for _ in rollout(env, policy, seed):
         pass
     score: dict[str, Any] = env.score()
@@ -38,7 +38,7 @@ def episode(name: str, seed: int, **env_kwargs: Any) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--policies", default=",".join(suite().policies))
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--n", type=int, default=10)
     ap.add_argument("--horizon", type=int, default=30)

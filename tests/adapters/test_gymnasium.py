@@ -11,12 +11,12 @@ from gymnasium.utils.env_checker import check_env
 from salesgym_testkit import territory_random_action
 
 from salesgym.adapters import gymnasium_env
-from salesgym.adapters.gymnasium_env import OBS_CHARSET, TerritoryGymEnv, register_envs, to_charset
+from salesgym.adapters.gymnasium_env import OBS_CHARSET, SalesgymGymEnv, register_envs, to_charset
 
 
 def test_module_colon_id_syntax_makes_the_environment() -> None:
     env = gymnasium.make("salesgym.adapters.gymnasium_env:salesgym/TerritoryDebug-v0")
-    assert isinstance(env.unwrapped, TerritoryGymEnv)
+    assert isinstance(env.unwrapped, SalesgymGymEnv)
     assert env.unwrapped.env_id == "territory-debug-v0"
 
 
@@ -50,7 +50,7 @@ def test_gymnasium_env_checker_passes() -> None:
 
 
 def test_seeded_resets_are_reproducible_and_unseeded_ones_follow_the_seed() -> None:
-    env = TerritoryGymEnv("territory-debug-v0")
+    env = SalesgymGymEnv("territory-debug-v0")
     a, info_a = env.reset(seed=123)
     b, info_b = env.reset()
     c, info_c = env.reset(seed=123)
@@ -60,7 +60,7 @@ def test_seeded_resets_are_reproducible_and_unseeded_ones_follow_the_seed() -> N
 
 
 def test_text_rollout_matches_the_native_environment() -> None:
-    env = TerritoryGymEnv("territory-debug-v0")
+    env = SalesgymGymEnv("territory-debug-v0")
     text, info = env.reset(seed=9)
     assert text in env.observation_space and info["state_version"] == 1
     rng = random.Random(0)
@@ -87,7 +87,7 @@ def test_text_rollout_matches_the_native_environment() -> None:
 
 
 def test_malformed_and_non_ascii_actions_are_errors_in_the_space() -> None:
-    env = TerritoryGymEnv("territory-debug-v0", render_mode="ansi")
+    env = SalesgymGymEnv("territory-debug-v0", render_mode="ansi")
     env.reset(seed=0)
     for action in ("not json", '{"tool": "wäit☃", "args": {}}', {"tool": "\x00\u200b"}, "x" * 30_000):
         text, _reward, _terminated, _truncated, info = env.step(action)  # type: ignore[arg-type]
@@ -108,4 +108,4 @@ def test_to_charset_escapes_and_caps() -> None:
 
 def test_bad_render_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="render_mode"):
-        TerritoryGymEnv("territory-debug-v0", render_mode="human")
+        SalesgymGymEnv("territory-debug-v0", render_mode="human")

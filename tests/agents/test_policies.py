@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import salesgym
-from salesgym.agents import BASELINES, EXPLOITS, POLICIES, REFERENCE, make_policy
+from salesgym.agents import make_policy, suite
 from salesgym.agents.base import rollout
-from salesgym.agents.memory import hours_of
+from salesgym.agents.territory.memory import hours_of
 
 # (family, template, seed): 10 opportunities, 30 days each; small but varied.
 TERRITORIES = [
@@ -27,17 +27,21 @@ def play(name: str, seed: int, **env_kwargs: Any) -> tuple[dict[str, Any], str, 
     return env.score(), env.event_log_hash(), actions
 
 
+SUITE = suite("territory")
+BASELINES, EXPLOITS, REFERENCE, POLICIES = SUITE.baselines, SUITE.exploits, SUITE.reference, SUITE.policies
+
+
 def test_registry_matches_the_contract() -> None:
-    assert BASELINES == ["random", "crm-stage", "expected-value", "earliest-deadline", "greedy-single"]
-    assert EXPLOITS == ["spam-all", "inflate-stages", "always-discount", "cycle-stages", "forger"]
-    assert REFERENCE == ["oracle"]
+    assert BASELINES == ("random", "crm-stage", "expected-value", "earliest-deadline", "greedy-single")
+    assert EXPLOITS == ("spam-all", "inflate-stages", "always-discount", "cycle-stages", "forger")
+    assert REFERENCE == ("oracle",)
     assert set(POLICIES) == {*BASELINES, *EXPLOITS, *REFERENCE}
     with pytest.raises(ValueError, match="expected-value"):
         make_policy("nope", seed=0)
 
 
 def test_stamps_parse_back_to_business_hours() -> None:
-    from salesgym.core.clock import stamp
+    from salesgym.envs.territory.calendar import stamp
 
     for t in (0.0, 2.0, 13.5, 47.25, 123.0):
         assert hours_of(stamp(t)) == pytest.approx(t, abs=0.01)

@@ -13,16 +13,7 @@ from salesgym.bench.splits import load
 from salesgym.bench.store import Store
 
 
-def _agents_available() -> bool:
-    try:
-        import salesgym
-        from salesgym.agents import BASELINES, EXPLOITS, REFERENCE, make_policy  # noqa: F401
-    except ImportError:
-        return False
-    return hasattr(salesgym, "make")
 
-
-pytestmark = pytest.mark.skipif(not _agents_available(), reason="salesgym.agents.make_policy is not available yet")
 
 
 def test_episode_is_deterministic() -> None:

@@ -14,14 +14,6 @@ from salesgym.bench.store import EpisodeRecord
 ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 
 
-def _agents_available() -> bool:
-    try:
-        import salesgym
-        from salesgym.agents import BASELINES, make_policy  # noqa: F401
-    except ImportError:
-        return False
-    return hasattr(salesgym, "make")
-
 
 def _key(records: Sequence[EpisodeRecord]) -> list[tuple[object, ...]]:
     return sorted((r.policy, r.territory_id, r.seed, r.status, repr(r.metrics), r.steps, r.tool_calls) for r in records)
@@ -43,9 +35,10 @@ def test_ray_matches_local_on_fake_episodes(ray_cluster: None) -> None:
     assert ray.is_initialized()  # the backend does not shut down a cluster it did not start
 
 
-@pytest.mark.skipif(not _agents_available(), reason="salesgym.agents.make_policy is not available yet")
 def test_ray_matches_local_on_the_debug_split(ray_cluster: None) -> None:
-    from salesgym.agents import BASELINES
+    from salesgym.agents import suite
+
+    BASELINES = suite().baselines
     from salesgym.bench.splits import load
 
     manifest = load("debug")

@@ -14,7 +14,8 @@ import pytest
 from salesgym_testkit import Action, DiligentSeller, Rollout, play_diligent
 
 from salesgym.core.events import Event, EventLog
-from salesgym.core.evidence import Evidence, EvidenceType
+from salesgym.core.evidence import Evidence
+from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory import verifier
 from salesgym.envs.territory.env import TerritoryEnv
 from salesgym.envs.territory.families import get_family

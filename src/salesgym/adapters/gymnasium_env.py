@@ -4,11 +4,13 @@ The action is a JSON tool call (``'{"tool": "wait", "args": {"hours": 4, "until"
 observation is the environment's compact observation text. The structured observation (``data``), the
 tool result and the state version travel in ``info``.
 
-Gymnasium 1.x no longer loads the ``gymnasium.envs`` entry-point group (plugins were removed in 1.0), so
-registration happens when this module is imported. Either of these works::
+Every id in ``salesgym.registry()`` is registered under ``salesgym/<CamelCase>`` (``territory-v0`` ->
+``salesgym/Territory-v0``, ``territory-100-v0`` -> ``salesgym/Territory100-v0``). Gymnasium 1.x no longer loads
+the ``gymnasium.envs`` entry-point group (plugins were removed in 1.0), so registration happens when this module
+is imported. Either of these works::
 
     import gymnasium
-    import salesgym.adapters.gymnasium_env  # registers salesgym/Territory-v0 and salesgym/TerritoryDebug-v0
+    import salesgym.adapters.gymnasium_env  # registers every salesgym id
     env = gymnasium.make("salesgym/Territory-v0")
 
     env = gymnasium.make("salesgym.adapters.gymnasium_env:salesgym/Territory-v0")  # gymnasium imports it
@@ -32,7 +34,7 @@ from gymnasium import spaces
 import salesgym
 from salesgym.core.tools import MAX_CALL_CHARS
 
-__all__ = ["ACTION_CHARSET", "ENV_IDS", "OBS_CHARSET", "OBS_MAX_CHARS", "TerritoryGymEnv", "register_envs",
+__all__ = ["ACTION_CHARSET", "OBS_CHARSET", "OBS_MAX_CHARS", "SalesgymGymEnv", "gym_id", "gym_ids", "register_envs",
            "to_charset"]
 
 # Printable ASCII plus tab and newline. Every JSON call can be written in it (JSON escapes any other
@@ -44,10 +46,17 @@ OBS_MAX_CHARS = 65_536  # a full 100-opportunity portfolio listing is under 10 K
 _TRUNCATED = "\n... (observation truncated)"
 _CHARSET_SET = frozenset(OBS_CHARSET)
 
-ENV_IDS: dict[str, dict[str, Any]] = {
-    "salesgym/Territory-v0": {"env_id": "territory-v0"},
-    "salesgym/TerritoryDebug-v0": {"env_id": "territory-debug-v0"},
-}
+
+
+def gym_id(env_id: str) -> str:
+    """``territory-debug-v0`` -> ``salesgym/TerritoryDebug-v0``."""
+    *words, version = env_id.split("-")
+    return "salesgym/" + "".join(w.capitalize() for w in words) + "-" + version
+
+
+def gym_ids() -> dict[str, str]:
+    """Gymnasium id -> salesgym id, for every registered environment."""
+    return {gym_id(env_id): env_id for env_id in salesgym.registry()}
 
 
 def to_charset(text: str, max_length: int = OBS_MAX_CHARS) -> str:
@@ -59,7 +68,7 @@ def to_charset(text: str, max_length: int = OBS_MAX_CHARS) -> str:
     return text
 
 
-class TerritoryGymEnv(gymnasium.Env[str, str]):
+class SalesgymGymEnv(gymnasium.Env[str, str]):
     """A registered salesgym environment (default ``territory-v0``) as a Gymnasium text environment.
 
     Arguments are those of ``salesgym.make(env_id, **kwargs)``. ``reset(seed=...)`` seeds the world;
@@ -102,10 +111,10 @@ class TerritoryGymEnv(gymnasium.Env[str, str]):
 
 
 def register_envs() -> None:
-    """Register the salesgym environments with Gymnasium (idempotent)."""
-    for gym_id, kwargs in ENV_IDS.items():
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(id=gym_id, entry_point=f"{__name__}:TerritoryGymEnv", kwargs=dict(kwargs))
+    """Register every salesgym environment with Gymnasium (idempotent)."""
+    for name, env_id in gym_ids().items():
+        if name not in gymnasium.registry:
+            gymnasium.register(id=name, entry_point=f"{__name__}:SalesgymGymEnv", kwargs={"env_id": env_id})
 
 
 register_envs()

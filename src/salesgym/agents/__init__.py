@@ -1,49 +1,38 @@
 """Policies that play salesgym through observations and tools only (DESIGN.md section 2).
 
-``make_policy(name, seed, hidden_truth=None)`` builds one; ``BASELINES`` are ranked on the leaderboard,
-``EXPLOITS`` are the gaming probes that must stay below ``expected-value``, and ``REFERENCE`` holds the
-operator-side ``oracle`` (reads hidden truth; reported as headroom). See ``README.md`` in this folder.
+Policies live per environment family (``agents/territory/``, later ``agents/desk/`` ...); each family's
+package defines a :class:`~salesgym.agents.base.PolicySuite` named ``SUITE``: the ranked baselines, the
+exploit probes, the operator-side references (which read hidden truth) and the anchor the probes are compared
+with. ``make_policy(name, seed, hidden_truth=None, family="territory")`` builds one by name.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from salesgym.agents.base import Policy
-from salesgym.agents.crm_stage import CrmStage
-from salesgym.agents.earliest_deadline import EarliestDeadline
-from salesgym.agents.expected_value import ExpectedValue
-from salesgym.agents.exploits import AlwaysDiscount, CycleStages, Forger, InflateStages, SpamAll
-from salesgym.agents.greedy_single import GreedySingle
-from salesgym.agents.oracle import Oracle
-from salesgym.agents.random_policy import RandomPolicy
+from salesgym.agents.base import Policy, PolicySuite
 
-__all__ = ["BASELINES", "EXPLOITS", "POLICIES", "REFERENCE", "Policy", "make_policy"]
+__all__ = ["FAMILIES", "Policy", "PolicySuite", "make_policy", "suite"]
 
-BASELINES = ["random", "crm-stage", "expected-value", "earliest-deadline", "greedy-single"]
-EXPLOITS = ["spam-all", "inflate-stages", "always-discount", "cycle-stages", "forger"]
-REFERENCE = ["oracle"]
-
-POLICIES: dict[str, type[Policy]] = {
-    "random": RandomPolicy,
-    "crm-stage": CrmStage,
-    "expected-value": ExpectedValue,
-    "earliest-deadline": EarliestDeadline,
-    "greedy-single": GreedySingle,
-    "spam-all": SpamAll,
-    "inflate-stages": InflateStages,
-    "always-discount": AlwaysDiscount,
-    "cycle-stages": CycleStages,
-    "forger": Forger,
-    "oracle": Oracle,
-}
+FAMILIES = {"territory": "salesgym.agents.territory"}  # environment family -> package holding its SUITE
 
 
-def make_policy(name: str, seed: int, hidden_truth: dict[str, Any] | None = None) -> Policy:
-    """A fresh policy by registered name; only ``oracle`` uses ``hidden_truth``."""
-    cls = POLICIES.get(name)
+def suite(family: str = "territory") -> PolicySuite:
+    """The registered policies of one environment family."""
+    module = FAMILIES.get(family)
+    if module is None:
+        raise ValueError(f"no policies registered for family {family!r}; known: {', '.join(FAMILIES)}")
+    found: PolicySuite = importlib.import_module(module).SUITE
+    return found
+
+
+def make_policy(name: str, seed: int, hidden_truth: dict[str, Any] | None = None, family: str = "territory") -> Policy:
+    """A fresh policy by registered name; only reference policies (the oracle) receive ``hidden_truth``."""
+    s = suite(family)
+    cls = s.policies.get(name)
     if cls is None:
-        raise ValueError(f"unknown policy {name!r}; valid names: {', '.join(POLICIES)}")
-    if name in REFERENCE:
+        raise ValueError(f"unknown policy {name!r}; valid names: {', '.join(s.policies)}")
+    if name in s.reference:
         return cls(seed, hidden_truth)
     return cls(seed)

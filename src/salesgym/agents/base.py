@@ -8,8 +8,8 @@ it waits (never loops on an action the environment refuses).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 Action = dict[str, Any]
@@ -56,6 +56,29 @@ class Policy:
 
     def observe_result(self, tool_result: dict[str, Any]) -> None:
         """Called by the runner after every step with ``info["tool_result"]``."""
+
+
+@dataclass(frozen=True)
+class PolicySuite:
+    """One environment family's registered policies, as the benchmark runs them.
+
+    ``baselines`` are ranked; ``exploits`` are the gaming probes: each name in ``paired`` is an honest policy
+    plus one gaming behaviour and is compared territory by territory with its honest twin (the value), the
+    others are pure probes compared with ``anchor``; ``reference`` policies read hidden truth (headroom, never
+    ranked); ``floors`` are the policies whose best score per territory is the normalised score's zero.
+    """
+
+    policies: Mapping[str, type[Policy]]
+    baselines: tuple[str, ...]
+    exploits: tuple[str, ...]
+    reference: tuple[str, ...]
+    anchor: str
+    paired: Mapping[str, str] = field(default_factory=dict)
+    floors: tuple[str, ...] = ()
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return self.baselines + self.exploits + self.reference
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any, Protocol
 
+from salesgym.agents.base import PolicySuite
 from salesgym.bench.splits import Manifest, Territory
 from salesgym.bench.store import EpisodeRecord, RunRecord, Store
 
@@ -40,24 +41,16 @@ class BenchError(Exception):
 
 
 # -- policies --------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class PolicySuite:
-    baselines: tuple[str, ...]
-    exploits: tuple[str, ...]
-    reference: tuple[str, ...]
-
-    @property
-    def all(self) -> tuple[str, ...]:
-        return self.baselines + self.exploits + self.reference
-
-
-def policy_suite() -> PolicySuite:
-    """The registered policy names (imports ``salesgym.agents`` lazily)."""
+def policy_suite(family: str = "territory") -> PolicySuite:
+    """The registered policies of an environment family (imports ``salesgym.agents`` lazily)."""
     try:
-        from salesgym.agents import BASELINES, EXPLOITS, REFERENCE
+        from salesgym.agents import suite
     except ImportError as err:
         raise BenchError(f"the policy registry is not available (salesgym.agents): {err}") from err
-    return PolicySuite(tuple(BASELINES), tuple(EXPLOITS), tuple(REFERENCE))
+    try:
+        return suite(family)
+    except ValueError as err:
+        raise BenchError(str(err)) from err
 
 
 def validate_policies(names: Sequence[str], suite: PolicySuite) -> tuple[str, ...]:
@@ -116,15 +109,6 @@ def make_env(territory: Territory, ablation: str | None) -> Any:
     return salesgym.make("territory-v0", **kwargs)
 
 
-def _reference_names() -> tuple[str, ...]:
-    """Policies that are handed the hidden truth: the registry's REFERENCE (``oracle``)."""
-    try:
-        from salesgym.agents import REFERENCE
-    except ImportError:
-        return ("oracle",)
-    return tuple(REFERENCE)
-
-
 def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
     """Play one episode to its end (or the step cap); never raises: failures become ``status="error"``."""
     t = spec.territory
@@ -137,7 +121,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
 
         env = make_env(t, spec.ablation)
         env.reset(seed=t.seed)  # the oracle's hidden truth is read before its episode starts (operator side)
-        hidden = env.hidden_truth() if spec.policy in _reference_names() else None
+        hidden = env.hidden_truth() if spec.policy in policy_suite().reference else None
         policy = make_policy(spec.policy, seed=t.seed, hidden_truth=hidden)
         ended = False
         episode_return = 0.0

@@ -6,10 +6,15 @@ reward and scorer), so a new world size, reward or family never edits this file.
 1. parse the call (bad input -> one ``invalid_action`` event, nothing else changes);
 2. the tool handler reads state and keyed dice and *emits events*; every event is applied at once;
 3. the clock advances by the call's time cost, firing scheduled items and the pinned exogenous tape in
-   time order (each firing is an event, and so is everything it causes);
+   time order (each firing is an event, and so is everything it causes); a call may instead ask to stop at
+   the first event the agent can see (``ToolOutcome.until_public``: "wait until something happens");
 4. a ``tool_completed`` event, stamped at the end of the call, records the call and its cost and moves the
    clock to that time;
 5. reward from the potential before/after, observation from public views.
+
+The agent side sees only *public* events (``Family.public_events``): a tool result lists their ids, numbered
+among public events alone, and ``state_version`` counts them, so neither reveals how many hidden happenings
+(a reply the buyer has decided to send, a penalty) a call set off.
 
 Replaying the log into a freshly generated world reproduces the state exactly (``replay``), because
 outcomes, including every random draw's counter, live in event payloads.
@@ -18,21 +23,54 @@ outcomes, including every random draw's counter, live in event payloads.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from salesgym.core.clock import Scheduled
-from salesgym.core.events import Event, EventLog, event_id
-from salesgym.core.evidence import Evidence, EvidenceType, Verifier
+from salesgym.core.events import Event, EventLog
+from salesgym.core.evidence import Evidence, Verifier
 from salesgym.core.rng import uniform
 from salesgym.core.state import State
 from salesgym.core.tools import ToolBox, ToolError, ToolResult
 
-TIME_DECIMALS = 4  # simulated time is kept to 1/10000 of an hour
+TIME_DECIMALS = 4  # simulated time is kept to 1/10000 of a time unit
 
-DEFAULT_SECRET = b"salesgym-verifier-default-secret"
-SECRET_ENV = "SALESGYM_VERIFIER_SECRET"
+# The verifier's key. A deployment sets one from outside the source (a file, or the environment, or the
+# ``verifier_key`` argument); this one is public, for local development only, and every score says which
+# kind of key signed its evidence.
+DEVELOPMENT_KEY = b"salesgym-development-key (public, in the source: never use it to publish results)"
+KEY_ENV = "SALESGYM_VERIFIER_KEY"
+KEY_FILE_ENV = "SALESGYM_VERIFIER_KEY_FILE"
+CORE_PUBLIC_EVENTS = frozenset({"episode_started", "invalid_action", "tool_completed", "episode_ended"})
+
+
+def resolve_verifier_key(explicit: bytes | None = None) -> tuple[bytes, str]:
+    """The proof key and where it came from: ``explicit``, else ``$SALESGYM_VERIFIER_KEY_FILE`` (a file whose
+    bytes are the key), else ``$SALESGYM_VERIFIER_KEY`` (text), else the public development key."""
+    if explicit is not None:
+        if not explicit:
+            raise ValueError("verifier_key must not be empty")
+        return bytes(explicit), "deployment"
+    path = os.environ.get(KEY_FILE_ENV)
+    if path:
+        try:
+            key = Path(path).read_bytes().strip()
+        except OSError as err:
+            raise ValueError(f"${KEY_FILE_ENV}={path}: cannot read the verifier key ({err.strerror or err})") from None
+        if not key:
+            raise ValueError(f"${KEY_FILE_ENV}={path}: the key file is empty")
+        return key, "deployment"
+    text = os.environ.get(KEY_ENV, "")
+    if text:
+        return text.encode(), "deployment"
+    return DEVELOPMENT_KEY, "development"
+
+
+def public_event_id(index: int) -> str:
+    """The agent-side id of the ``index``-th public event (the operator log numbers every event instead)."""
+    return "e" + str(index).zfill(6)
 
 
 class World(Protocol):
@@ -42,7 +80,7 @@ class World(Protocol):
     def seed(self) -> int: ...
 
     @property
-    def horizon(self) -> float: ...  # business hours
+    def horizon(self) -> float: ...  # in the family's time unit
 
     @property
     def tape(self) -> Sequence[Scheduled]: ...
@@ -63,6 +101,9 @@ class Family(Protocol[W, S]):
 
     name: str
     tools: ToolBox[Context[W, S]]
+    evidence_kinds: Set[str]  # what its buyers may put on the record (the verifier signs nothing else)
+    public_events: Set[str]  # event kinds the agent sees as they happen (must include CORE_PUBLIC_EVENTS)
+    reset_options: Set[str]  # the options ``reset(options=...)`` may change (world shape, not the reward)
 
     def generate(self, seed: int, options: Mapping[str, Any]) -> W: ...
 
@@ -74,15 +115,15 @@ class Family(Protocol[W, S]):
 
     def fire(self, ctx: Context[W, S], item: Scheduled) -> None: ...
 
-    def is_over(self, state: S, world: W) -> bool: ...
+    def end_reason(self, state: S, world: W) -> str | None: ...  # why the episode is over early, if it is
 
     def observe(self, ctx: Context[W, S], result: Mapping[str, Any] | None, new: Sequence[Event]) -> Observation: ...
 
     def potential(self, state: S, world: W) -> float: ...
 
-    def reward(
-        self, ctx: Context[W, S], phi_before: float, phi_after: float, dt: float, new: Sequence[Event]
-    ) -> float: ...
+    def reward(self, ctx: Context[W, S], phi_before: float, phi_after: float, started: float, new: Sequence[Event]) -> float:
+        """The step's reward from public information only; ``started`` is the clock when the step began."""
+        ...
 
     def score(self, world: W, state: S, log: EventLog, verifier: Verifier) -> dict[str, Any]: ...
 
@@ -120,7 +161,7 @@ class Context(Generic[W, S]):
         apply_event(self.family, state, self.world, event)
         return event
 
-    def issue_evidence(self, kind: EvidenceType, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:
+    def issue_evidence(self, kind: str, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:
         """Buyer actors only: create a signed evidence record and emit it."""
         evidence = self._verifier.issue(f"evd{self.state.seq:06d}", kind, subject, source_actor, self.now, claim)
         self.emit("evidence_recorded", source_actor, {"evidence": evidence.to_dict()})
@@ -132,6 +173,8 @@ def apply_event(family: Family[Any, Any], state: State, world: World, event: Eve
     if event.seq != state.seq:
         raise ValueError(f"event {event.seq} applied to state at {state.seq}")
     state.seq += 1
+    if event.kind in family.public_events:
+        state.public_seq += 1
     if event.time > state.now:
         state.now = event.time
     payload = event.payload
@@ -186,12 +229,21 @@ _CORE_FOLDS: dict[str, Callable[[State, Event], None]] = {
 class Environment(Generic[W, S]):
     """A family's world behind the salesgym API (DESIGN.md section 4)."""
 
-    def __init__(self, rules: Family[W, S], *, invalid_action_limit: int = 50, **options: Any) -> None:
+    def __init__(
+        self,
+        rules: Family[W, S],
+        *,
+        invalid_action_limit: int = 50,
+        verifier_key: bytes | None = None,
+        **options: Any,
+    ) -> None:
+        missing = CORE_PUBLIC_EVENTS - set(rules.public_events)
+        if missing:
+            raise ValueError(f"family {rules.name!r}: public_events must include {sorted(missing)}")
         self.family = rules
         self.options = options
         self.invalid_action_limit = invalid_action_limit
-        secret = os.environ.get(SECRET_ENV, "").encode() or DEFAULT_SECRET
-        self._secret = secret
+        self._secret, self._key_kind = resolve_verifier_key(verifier_key)
         self._world: W | None = None
         self._state: S | None = None
         self._log = EventLog()
@@ -207,38 +259,55 @@ class Environment(Generic[W, S]):
     ) -> tuple[Observation, dict[str, Any]]:
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "big")
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-        world = self.family.generate(seed, {**self.options, **(options or {})})
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"reset options must be a mapping, got {type(options).__name__}")
+        unknown = sorted(map(repr, set(options or {}) - set(self.family.reset_options)))
+        if unknown:
+            raise ValueError(
+                f"unknown reset option(s) {', '.join(unknown)}; reset may change {sorted(self.family.reset_options)} "
+                "(ablations and the reward are set when the environment is made)"
+            )
+        return self.start_world(self.family.generate(seed, {**self.options, **(options or {})}))
+
+    def start_world(self, world: W) -> tuple[Observation, dict[str, Any]]:
+        """Start an episode in a given world (what ``reset`` does after generating one). Operator side: the
+        conformance kit starts worlds that differ from a generated one only in hidden values."""
         self._world = world
         self._state = self.family.new_state(world)
         self._log = EventLog()
-        self._verifier = Verifier(self._secret, seed)
-        self._provenance = f"{self.family.name}:{seed}"
+        self._verifier = Verifier(self._secret, world.seed, self.family.evidence_kinds)
+        self._provenance = f"{self.family.name}:{world.seed}"
         self._context = None
         ctx = self._ctx()
         ctx.emit("episode_started", "env", {"world": world.public()})
         self._phi = self.family.potential(self._state, world)
         self._last_obs = self.family.observe(ctx, None, self._log.since(0))
-        return self._last_obs, {"state_version": self._state.seq}
+        return self._last_obs, {"state_version": self._state.public_seq}
 
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         state, world = self._require()
         ctx = self._ctx()
         family = self.family
-        start = state.seq
-        if state.terminated or state.truncated:
-            result = ToolResult("error", state.seq, 0.0, {}, (), {"error": "the episode is over; call reset()"})
-            return self._last_obs, 0.0, state.terminated, state.truncated, {"tool_result": result.to_dict()}
-        t0 = state.now
+        if state.terminated or state.truncated:  # nothing happens; the observation says so too
+            over = ToolResult("error", state.public_seq, 0.0, {}, (), {"error": "the episode is over; call reset()"})
+            over_dict = over.to_dict()
+            self._last_obs = family.observe(ctx, over_dict, ())
+            info = {"tool_result": over_dict, "state_version": state.public_seq}
+            return self._last_obs, 0.0, state.terminated, state.truncated, info
+        start, first_public, t0 = state.seq, state.public_seq, state.now
         try:
             spec, args = family.tools.parse(action)
             family.precheck(ctx, spec.name)
             outcome = spec.handler(ctx, args)
         except ToolError as err:
-            result = self._refuse(ctx, action, err, start)
+            self._refuse(ctx, action, err, start)
+            status, time_cost, resources, output = "error", 0.0, {}, {"error": err.reason}
         else:
-            target = self._advance(ctx, state.now + outcome.time_cost)
+            began = state.now
+            target = self._advance(ctx, began + outcome.time_cost, outcome.until_public)
+            time_cost = round(target - began, TIME_DECIMALS)
             # the call completes when its time is spent: one event records the call, its cost and the new clock
             ctx.emit(
                 "tool_completed",
@@ -247,50 +316,47 @@ class Environment(Generic[W, S]):
                     "tool": spec.name,
                     "args": args.__pydantic_serializer__.to_python(args, mode="json"),  # model_dump, minus a layer
                     "started": t0,
-                    "time_cost": outcome.time_cost,
+                    "time_cost": time_cost,
                     "resource_cost": dict(outcome.resource_cost),
                 },
                 time=target,
             )
             self._check_end(ctx)
-            ids = tuple(map(event_id, range(start, state.seq)))
-            result = ToolResult("ok", state.seq, outcome.time_cost, outcome.resource_cost, ids, outcome.output)
+            status, resources, output = "ok", outcome.resource_cost, outcome.output
         new = self._log.since(start)
+        public = family.public_events
+        ids = tuple(public_event_id(first_public + i) for i, _ in enumerate(e for e in new if e.kind in public))
+        result = ToolResult(status, state.public_seq, time_cost, resources, ids, output)
         phi = family.potential(state, world)
-        reward = family.reward(ctx, self._phi, phi, state.now - t0, new)
+        reward = family.reward(ctx, self._phi, phi, t0, new)
         self._phi = phi
         result_dict = result.to_dict()
         self._last_obs = family.observe(ctx, result_dict, new)
-        return (
-            self._last_obs,
-            reward,
-            state.terminated,
-            state.truncated,
-            {"tool_result": result_dict, "state_version": state.seq},
-        )
+        info = {"tool_result": result_dict, "state_version": state.public_seq}
+        return self._last_obs, reward, state.terminated, state.truncated, info
 
-    def _refuse(self, ctx: Context[W, S], action: Any, err: ToolError, start: int) -> ToolResult:
+    def _refuse(self, ctx: Context[W, S], action: Any, err: ToolError, start: int) -> None:
         """A refused call: one ``invalid_action`` event (and the episode's end at the ceiling), nothing else."""
         state = ctx.state
         if state.seq != start:  # a handler must refuse before it emits anything
             raise RuntimeError(f"tool refused after emitting events: {err.reason}") from err
         ctx._pending_draws.clear()
         tool = action.get("tool") if isinstance(action, Mapping) else None
-        event = ctx.emit(
+        ctx.emit(
             "invalid_action",
             "agent",
             {"reason": err.reason, "tool": tool if isinstance(tool, str) and tool in self.family.tools.specs else None},
         )
         if state.invalid_actions >= self.invalid_action_limit:
             ctx.emit("episode_ended", "env", {"terminated": False, "truncated": True, "why": "invalid-action ceiling"})
-        return ToolResult("error", start + 1, 0.0, {}, (event.id,), {"error": err.reason})
 
-    def _advance(self, ctx: Context[W, S], target: float) -> float:
-        """Fire due scheduled items and tape items up to ``target`` in time order; return the exact target
-        (the event that completes the step moves the clock there)."""
+    def _advance(self, ctx: Context[W, S], target: float, until_public: bool = False) -> float:
+        """Fire due scheduled items and tape items up to ``target`` in time order; return the time the call
+        ends: ``target`` (exact), or with ``until_public`` the time of the first item the agent can see."""
         state, world = ctx.state, ctx.world
         target = round(min(target, world.horizon), TIME_DECIMALS)  # no float drift: "Monday" is exact
         tape, heap, fire = world.tape, state.scheduler, self.family.fire
+        seen = state.public_seq
         while True:
             head = heap.peek()
             exo = tape[state.tape_index] if state.tape_index < len(tape) else None
@@ -304,25 +370,22 @@ class Environment(Generic[W, S]):
                 fire(ctx, head)
             else:
                 return target
+            if until_public and state.public_seq != seen:
+                return round(state.now, TIME_DECIMALS)
 
     def _check_end(self, ctx: Context[W, S]) -> None:
         state, world = ctx.state, ctx.world
-        if not state.terminated and (state.now >= world.horizon or self.family.is_over(state, world)):
-            ctx.emit(
-                "episode_ended",
-                "env",
-                {
-                    "terminated": True,
-                    "truncated": False,
-                    "why": "horizon" if state.now >= world.horizon else "all opportunities terminal",
-                },
-            )
+        if state.terminated:
+            return
+        why = "horizon" if state.now >= world.horizon else self.family.end_reason(state, world)
+        if why is not None:
+            ctx.emit("episode_ended", "env", {"terminated": True, "truncated": False, "why": why})
 
     # -- clone and replay --------------------------------------------------------------------------
     def clone(self) -> Environment[W, S]:
         """An exact, independent copy; the world is shared (it is immutable), the state forked."""
         state, _ = self._require()
-        twin = Environment.__new__(Environment)
+        twin = Environment.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin._state = state.fork()
         twin._log = self._log.fork()
@@ -346,9 +409,10 @@ class Environment(Generic[W, S]):
         return self._log.digest()
 
     def score(self) -> dict[str, Any]:
+        """The verifier's authoritative report; ``verifier_key`` says whether a deployment key signed it."""
         state, world = self._require()
         assert self._verifier is not None
-        return self.family.score(world, state, self._log, self._verifier)
+        return {**self.family.score(world, state, self._log, self._verifier), "verifier_key": self._key_kind}
 
     def hidden_truth(self) -> dict[str, Any]:
         _, world = self._require()
@@ -366,7 +430,8 @@ class Environment(Generic[W, S]):
 
     @property
     def state_version(self) -> int:
-        return self._require()[0].seq
+        """How many public events the episode has had: what a client that retries a step compares."""
+        return self._require()[0].public_seq
 
     def _require(self) -> tuple[S, W]:
         if self._state is None or self._world is None:

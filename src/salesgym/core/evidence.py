@@ -1,9 +1,10 @@
 """Evidence records and their proofs.
 
 Only simulated buyer actors create evidence, through :meth:`Verifier.issue`; each record carries a keyed
-MAC (``proof_ref``) over its content. The key lives only inside the verifier object, which the agent side
-never receives: observations show evidence without proofs, and nothing an agent writes is ever passed to
-``issue``. The terminal score re-checks every proof, so a record smuggled into the ledger counts for nothing.
+MAC (``proof_ref``) over its content. The key is held by the environment and its verifier object, which the
+agent side never receives: observations show evidence without proofs, and nothing an agent writes is ever
+passed to ``issue``. The terminal score re-checks every proof, so a record smuggled into the ledger counts for
+nothing. Which kinds of evidence exist is the family's business (``kinds``): the engine only signs and checks.
 """
 
 from __future__ import annotations
@@ -12,33 +13,15 @@ import hashlib
 import hmac
 import json
 from collections.abc import Mapping
-from enum import StrEnum
+from collections.abc import Set
 from typing import Any, NamedTuple
 
 VERIFIER_ID = "verifier:v1"
 
 
-class EvidenceType(StrEnum):
-    BUYER_REPLY = "buyer_reply"
-    MEETING_ACCEPTANCE = "meeting_acceptance"
-    BUDGET_CONFIRMATION = "budget_confirmation"
-    AUTHORISED_SPONSOR = "authorised_sponsor"
-    TECHNICAL_SUCCESS = "technical_success"
-    MUTUAL_ACTION_PLAN = "mutual_action_plan"
-    SECURITY_APPROVAL = "security_approval"
-    LEGAL_APPROVAL = "legal_approval"
-    PROCUREMENT_APPROVAL = "procurement_approval"
-    CONTRACT_SIGNATURE = "contract_signature"
-    DISQUALIFICATION_REASON = "disqualification_reason"
-
-
-_TYPES = {t.value: t for t in EvidenceType}
-TYPE_NAME = {t: t.value for t in EvidenceType}  # an Enum's .value is a Python-level property: read it once
-
-
 class Evidence(NamedTuple):
     id: str
-    type: EvidenceType
+    type: str  # one of the family's evidence kinds
     subject: str  # the opportunity (or task) the evidence is about
     source_actor: str
     timestamp: float
@@ -50,7 +33,7 @@ class Evidence(NamedTuple):
         """The signed content: everything except the proof itself."""
         return {
             "id": self.id,
-            "type": TYPE_NAME[self.type],
+            "type": self.type,
             "subject": self.subject,
             "source_actor": self.source_actor,
             "timestamp": self.timestamp,
@@ -68,7 +51,7 @@ class Evidence(NamedTuple):
     def from_dict(data: Mapping[str, Any]) -> Evidence:
         return Evidence(
             id=str(data["id"]),
-            type=_TYPES[data["type"]],
+            type=str(data["type"]),
             subject=str(data["subject"]),
             source_actor=str(data["source_actor"]),
             timestamp=float(data["timestamp"]),
@@ -84,11 +67,12 @@ _claim_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=st
 
 
 class Verifier:
-    """Issues and checks proofs. Holds the only copy of the key."""
+    """Issues and checks proofs over the family's evidence ``kinds``; the key it derives never leaves it."""
 
-    __slots__ = ("__key", "_verified")
+    __slots__ = ("__key", "_kinds", "_verified")
 
-    def __init__(self, secret: bytes, world_seed: int) -> None:
+    def __init__(self, secret: bytes, world_seed: int, kinds: Set[str]) -> None:
+        self._kinds = frozenset(kinds)
         # proof -> (the exact record that was checked, its Evidence): re-scoring a growing log, or a clone's
         # log that shares the same records, costs a dict comparison per record instead of a MAC
         self._verified: dict[str, tuple[dict[str, Any], Evidence]] = {}
@@ -96,18 +80,20 @@ class Verifier:
 
     def _mac(self, e: Evidence) -> str:
         # A fixed field order and a sorted claim: cheap to build, and unambiguous (\x1f never appears in ids).
-        message = "\x1f".join((e[0], TYPE_NAME[e[1]], e[2], e[3], f"{e[4]:.6f}", _claim_text(e[5])))
+        message = "\x1f".join((e[0], e[1], e[2], e[3], f"{e[4]:.6f}", _claim_text(e[5])))
         return hashlib.blake2b(message.encode(), key=self.__key, digest_size=16).hexdigest()  # keyed BLAKE2 = a MAC
 
     def issue(
         self,
         evidence_id: str,
-        kind: EvidenceType,
+        kind: str,
         subject: str,
         source_actor: str,
         timestamp: float,
         claim: Mapping[str, Any],
     ) -> Evidence:
+        if kind not in self._kinds:
+            raise ValueError(f"unknown evidence kind {kind!r}")
         unsigned = Evidence(evidence_id, kind, subject, source_actor, timestamp, dict(claim), "")
         signed = unsigned._replace(proof_ref=self._mac(unsigned))
         self._verified[signed.proof_ref] = (signed.to_dict(), signed)  # issued here, so known good
@@ -126,7 +112,7 @@ class Verifier:
             evidence = Evidence.from_dict(record)
         except (KeyError, TypeError, ValueError):
             return None
-        if not self.check(evidence):
+        if evidence.type not in self._kinds or not self.check(evidence):
             return None
         self._verified[evidence.proof_ref] = ({**record, "claim": dict(record["claim"])}, evidence)
         return evidence

@@ -23,7 +23,8 @@ class State:
     DERIVED: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self) -> None:
-        self.seq = 0  # number of events applied; also the public state_version
+        self.seq = 0  # number of events applied (operator side)
+        self.public_seq = 0  # number of those the agent sees: the public state_version
         self.now = 0.0
         self.scheduler = Scheduler()
         self.tape_index = 0

@@ -36,11 +36,13 @@ class ToolError(Exception):
 
 
 class ToolOutcome(NamedTuple):
-    """What a handler returns: its output for the agent and what it cost."""
+    """What a handler returns: its output for the agent and what it cost. With ``until_public`` the call
+    ends early at the first event the agent can see ("wait until something happens"), at most ``time_cost``."""
 
     output: Mapping[str, Any]
     time_cost: float
     resource_cost: Mapping[str, float] = MappingProxyType({})
+    until_public: bool = False
 
 
 @dataclass(frozen=True, slots=True)

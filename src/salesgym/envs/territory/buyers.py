@@ -11,11 +11,12 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from salesgym.core.clock import HOURS_PER_DAY, Scheduled, day_of, stamp, start_of_week, week_of
+from salesgym.core.clock import Scheduled
+from salesgym.envs.territory.calendar import HOURS_PER_DAY, day_of, stamp, start_of_week, week_of
 from salesgym.core.env import Context
-from salesgym.core.evidence import EvidenceType
+from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory.catalog import FamilySpec
-from salesgym.envs.territory.milestones import APPROVAL_EVIDENCE, DECIDES, MILESTONES, reached
+from salesgym.envs.territory.milestones import APPROVAL_EVIDENCE, DECIDES, MILESTONES, final_discount, reached
 from salesgym.envs.territory.state import TerritoryState
 from salesgym.envs.territory.world import Opportunity, Stakeholder, TerritoryWorld
 
@@ -106,9 +107,12 @@ def nudge(ctx: Ctx, sid: str, delta: float, why: str) -> None:
         ctx.emit("disposition_changed", sid, {"stakeholder_id": sid, "delta": round(delta, 4), "why": why})
 
 
-def notify(ctx: Ctx, opp_id: str, sender: str, kind: str, text: str) -> None:
-    """A new inbox item for the seller (public by construction: only say what a buyer would say)."""
-    ctx.emit("inbox_received", sender, {"opportunity_id": opp_id, "from": sender, "kind": kind, "text": text})
+def notify(ctx: Ctx, opp_id: str, sender: str, kind: str, text: str, **fields: Any) -> None:
+    """A new inbox item for the seller: the text a buyer would write, and the same facts as typed ``fields``
+    (``contract.INBOX_FIELDS``), so code never has to parse the text. Public by construction."""
+    ctx.emit(
+        "inbox_received", sender, {"opportunity_id": opp_id, "from": sender, "kind": kind, "text": text, **fields}
+    )
 
 
 def latency(ctx: Ctx, who: Stakeholder, kind: str) -> float:
@@ -128,11 +132,11 @@ def update_milestone(ctx: Ctx, opp: Opportunity) -> None:
         return
     top = len(reached(ctx.world, opp, deal.evidence)) - 1
     if top > deal.milestone:
-        ctx.emit(
-            "milestone_advanced",
-            "verifier",
-            {"opportunity_id": opp.id, "from": deal.milestone, "to": top, "name": MILESTONES[top]},
-        )
+        payload: dict[str, Any] = {"opportunity_id": opp.id, "from": deal.milestone, "to": top, "name": MILESTONES[top]}
+        discount = final_discount(opp, deal.evidence, top)
+        if discount:
+            payload["discount"] = discount
+        ctx.emit("milestone_advanced", "verifier", payload)
 
 
 def people(ctx: Ctx, opp: Opportunity, *roles: str) -> list[Stakeholder]:
@@ -249,11 +253,9 @@ def discovery(ctx: Ctx, opp: Opportunity, meeting_id: str, attendees: list[Stake
     ctx.emit("discovery_held", "buyer", reveal)
     for p in attendees:
         nudge(ctx, p.id, 0.05 + 0.15 * rel, "useful discovery conversation")
-    budget_ok = (
-        ctx.now >= opp.budget_day * HOURS_PER_DAY
-        and not frozen(ctx, opp)
-        and opp.nonviable_reason != "no budget this fiscal year"
-    )
+    # a deal that cannot close never gets past Engaged: nobody confirms a budget or sponsors a purchase that
+    # cannot happen (so paperwork on a dead deal earns no reward either)
+    budget_ok = ctx.now >= opp.budget_day * HOURS_PER_DAY and not frozen(ctx, opp) and opp.viable
     for p in attendees:
         person = s.people[p.id]
         if (
@@ -264,7 +266,8 @@ def discovery(ctx: Ctx, opp: Opportunity, meeting_id: str, attendees: list[Stake
         ):
             record(ctx, E.BUDGET_CONFIRMATION, opp, p.id, {"statement": "budget is available for this purchase"})
         if (
-            (p.role in ("economic_buyer", "champion") or p.authority >= 0.6)
+            opp.viable
+            and (p.role in ("economic_buyer", "champion") or p.authority >= 0.6)
             and person.disposition >= 0.3
             and person.value_seen >= 0.3
             and ctx.draw("buyer", p.id, "sponsor") < 0.85
@@ -304,43 +307,57 @@ def _reply(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
         if topic
         else "Thanks for the note. Happy to hear more."
     )
-    notify(ctx, opp.id, who.id, "reply", text)
+    notify(ctx, opp.id, who.id, "reply", text, decision="replied", evidence=E.BUYER_REPLY, stakeholder_id=who.id)
     record(ctx, E.BUYER_REPLY, opp, who.id, {"statement": "replied to the seller"})
 
 
 def _meeting_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     who = ctx.world.stakeholders[data["stakeholder_id"]]
     accepted = bool(data["accepted"]) and not ctx.state.people[who.id].left
-    ctx.emit(
-        "meeting_answered", who.id, {"meeting_id": data["meeting_id"], "stakeholder_id": who.id, "accepted": accepted}
-    )
-    start = ctx.state.meetings[data["meeting_id"]].start
+    meeting = data["meeting_id"]
+    ctx.emit("meeting_answered", who.id, {"meeting_id": meeting, "stakeholder_id": who.id, "accepted": accepted})
+    start = ctx.state.meetings[meeting].start
     notify(
         ctx,
         opp.id,
         who.id,
-        "meeting_accepted" if accepted else "meeting_declined",
-        f"{'Accepted' if accepted else 'Declined'}: meeting {data['meeting_id']} on {stamp(start)}",
+        "meeting_answer",
+        f"{'Accepted' if accepted else 'Declined'}: meeting {meeting} on {stamp(start)}",
+        decision="accepted" if accepted else "declined",
+        evidence=E.MEETING_ACCEPTANCE if accepted else None,
+        meeting_id=meeting,
+        stakeholder_id=who.id,
     )
     if accepted:
-        record(ctx, E.MEETING_ACCEPTANCE, opp, who.id, {"meeting_id": data["meeting_id"]})
+        record(ctx, E.MEETING_ACCEPTANCE, opp, who.id, {"meeting_id": meeting})
+
+
+# A technical evaluation's odds: product fit and the evaluator's goodwill help, a competitor hurts, and every
+# SE hour spent on it helps a lot, so where SE hours go decides which deals validate.
+TECH_BASE, TECH_FIT, TECH_SE_HOUR, TECH_RIVAL, TECH_GOODWILL = -2.5, 3.0, 0.3, 1.5, 1.0
+
+
+def tech_odds(fit: float, se_hours: float, rival: float, disposition: float) -> float:
+    return sigmoid(TECH_BASE + TECH_FIT * fit + TECH_SE_HOUR * se_hours - TECH_RIVAL * rival + TECH_GOODWILL * disposition)
 
 
 def _tech_result(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     ctx.emit("process_finished", "buyer", {"opportunity_id": opp.id, "process": "tech_eval"})
     evaluator = first_of(ctx, opp, "technical_evaluator", "champion", "economic_buyer")
     if evaluator is None:
-        notify(ctx, opp.id, "system", "tech_eval", "Technical evaluation ended without a buyer-side evaluator.")
+        notify(ctx, opp.id, "system", "tech_eval", "Technical evaluation ended without a buyer-side evaluator.",
+               decision="failed", reason="no evaluator left")
         return
     d = ctx.state.people[evaluator.id].disposition
     rival = opp.competitor_aggression if opp.competitor else 0.0
-    p = sigmoid(-1.0 + 3.0 * opp.fit + 0.12 * data["hours"] - 1.5 * rival + 1.0 * d)
-    if ctx.draw("buyer", evaluator.id, "tech") < p:
-        notify(ctx, opp.id, evaluator.id, "tech_eval", "The technical evaluation succeeded; we are satisfied with fit.")
+    if ctx.draw("buyer", evaluator.id, "tech") < tech_odds(opp.fit, data["hours"], rival, d):
+        notify(ctx, opp.id, evaluator.id, "tech_eval", "The technical evaluation succeeded; we are satisfied with fit.",
+               decision="passed", evidence=E.TECHNICAL_SUCCESS)
         record(ctx, E.TECHNICAL_SUCCESS, opp, evaluator.id, {"statement": "technical evaluation passed"})
     else:
         nudge(ctx, evaluator.id, -0.1, "technical setback")
-        notify(ctx, opp.id, evaluator.id, "tech_eval", "The evaluation hit problems; we are not convinced yet.")
+        notify(ctx, opp.id, evaluator.id, "tech_eval", "The evaluation hit problems; we are not convinced yet.",
+               decision="failed")
 
 
 PLAN_MIN_DISPOSITION = 0.25  # a plan's sponsor must be this warm towards us
@@ -356,11 +373,13 @@ def _plan_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     fits = data["close_day"] <= opp.deadline_day
     willing = person.disposition >= PLAN_MIN_DISPOSITION and who.authority >= PLAN_MIN_AUTHORITY
     if fits and willing and ctx.draw("buyer", who.id, "plan") < 0.85:
-        notify(ctx, opp.id, who.id, "action_plan", "We agree to the mutual action plan.")
+        notify(ctx, opp.id, who.id, "action_plan", "We agree to the mutual action plan.", decision="agreed",
+               evidence=E.MUTUAL_ACTION_PLAN)
         record(ctx, E.MUTUAL_ACTION_PLAN, opp, who.id, {"close_day": data["close_day"]})
     else:
-        why = "the dates do not work for us" if not fits else "we are not ready to commit to a plan"
-        notify(ctx, opp.id, who.id, "action_plan", f"Plan declined: {why}.")
+        why = "dates" if not fits else "not ready"
+        text = "the dates do not work for us" if not fits else "we are not ready to commit to a plan"
+        notify(ctx, opp.id, who.id, "action_plan", f"Plan declined: {text}.", decision="declined", reason=why)
 
 
 APPROVER_ROLES = {
@@ -368,6 +387,13 @@ APPROVER_ROLES = {
     "legal": ("legal", "economic_buyer"),
     "procurement": ("procurement", "economic_buyer"),
 }
+# A review's odds: the approver's goodwill and the hours our team put into it (a thin review comes back with
+# changes, and a resubmission waits for a new booking: internal hours are what a review really costs).
+REVIEW_BASE, REVIEW_GOODWILL, REVIEW_HOUR = -2.0, 1.5, 0.8
+
+
+def review_odds(disposition: float, hours: float) -> float:
+    return sigmoid(REVIEW_BASE + REVIEW_GOODWILL * disposition + REVIEW_HOUR * hours)
 
 
 def _approval(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
@@ -375,20 +401,26 @@ def _approval(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     ctx.emit("process_finished", "buyer", {"opportunity_id": opp.id, "process": f"approval:{kind}"})
     approver = first_of(ctx, opp, *APPROVER_ROLES[kind])
     if approver is None:
+        notify(ctx, opp.id, "system", "approval", f"{kind.capitalize()} review: nobody is left to approve it.",
+               approval=kind, decision="changes_requested", reason="no approver left")
         return
     d = ctx.state.people[approver.id].disposition
-    if ctx.draw("buyer", approver.id, f"approval:{kind}") < sigmoid(0.8 + 1.5 * d + 0.25 * data["hours"]):
+    if ctx.draw("buyer", approver.id, f"approval:{kind}") < review_odds(d, data["hours"]):
         agreed = ctx.state.deals[opp.id].agreed_discount
-        notify(ctx, opp.id, approver.id, "approval", f"{kind.capitalize()} review approved.")
-        record(
-            ctx,
-            APPROVAL_EVIDENCE[kind],
-            opp,
-            approver.id,
-            {"approval": kind, "final_terms": kind == "procurement" and agreed is not None},
-        )
+        final = kind == "procurement" and agreed is not None
+        notify(ctx, opp.id, approver.id, "approval", f"{kind.capitalize()} review approved.", approval=kind,
+               decision="approved", evidence=APPROVAL_EVIDENCE[kind], discount_pct=_pct(agreed) if final else None)
+        claim: dict[str, Any] = {"approval": kind, "final_terms": final}
+        if final:
+            claim["discount"] = agreed
+        record(ctx, APPROVAL_EVIDENCE[kind], opp, approver.id, claim)
     else:
-        notify(ctx, opp.id, approver.id, "approval", f"{kind.capitalize()} review: changes requested; resubmit.")
+        notify(ctx, opp.id, approver.id, "approval", f"{kind.capitalize()} review: changes requested; resubmit.",
+               approval=kind, decision="changes_requested")
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None else round(100.0 * x, 1)
 
 
 def price_need(ctx: Ctx, opp: Opportunity) -> float:
@@ -402,18 +434,24 @@ def price_need(ctx: Ctx, opp: Opportunity) -> float:
 def _terms_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     who = first_of(ctx, opp, "procurement", "economic_buyer", "champion")
     if who is None:
+        notify(ctx, opp.id, "system", "terms", "Nobody is left to answer the offer.", decision="countered",
+               reason="nobody left")
         return
     need = price_need(ctx, opp)
     offered = data["discount"]
     if offered + 1e-9 >= need:
         ctx.emit("terms_agreed", who.id, {"opportunity_id": opp.id, "discount": offered})
-        if "procurement" not in opp.required_approvals:  # no procurement review: agreeing terms is the sign-off
-            record(ctx, E.PROCUREMENT_APPROVAL, opp, who.id, {"approval": "procurement", "final_terms": True})
-        notify(ctx, opp.id, who.id, "terms", f"We accept the commercial terms at {offered:.0%} discount.")
+        no_review = "procurement" not in opp.required_approvals  # no procurement review: agreeing is the sign-off
+        notify(ctx, opp.id, who.id, "terms", f"We accept the commercial terms at {offered:.0%} discount.",
+               decision="agreed", discount_pct=_pct(offered), evidence=E.PROCUREMENT_APPROVAL if no_review else None)
+        if no_review:
+            claim = {"approval": "procurement", "final_terms": True, "discount": offered}
+            record(ctx, E.PROCUREMENT_APPROVAL, opp, who.id, claim)
     else:
         asked = round(min(0.6, need + 0.04 * ctx.draw("buyer", who.id, "counter")), 2)
         ctx.emit("terms_countered", who.id, {"opportunity_id": opp.id, "asked_discount": asked})
-        notify(ctx, opp.id, who.id, "terms", f"Counter-offer: we need a {asked:.0%} discount to proceed.")
+        notify(ctx, opp.id, who.id, "terms", f"Counter-offer: we need a {asked:.0%} discount to proceed.",
+               decision="countered", discount_pct=_pct(asked))
 
 
 # What a buyer says when a contract arrives before its own process is complete (by missing milestone).
@@ -447,30 +485,49 @@ def _contract_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> Non
         reason = "this is not the priority right now"
     if reason is not None or signer is None:
         ctx.emit("contract_stalled", "buyer", {"opportunity_id": opp.id})
-        notify(ctx, opp.id, signer.id if signer else "system", "contract", f"Contract on hold: {reason}.")
+        notify(ctx, opp.id, signer.id if signer else "system", "contract", f"Contract on hold: {reason}.",
+               decision="stalled", reason=reason)
         return
     discount = deal.agreed_discount or 0.0
     record(ctx, E.CONTRACT_SIGNATURE, opp, signer.id, {"discount": discount})
     ctx.emit("deal_closed", signer.id, {"opportunity_id": opp.id, "discount": discount})
-    notify(ctx, opp.id, signer.id, "contract", "Contract signed. Welcome aboard!")
+    notify(ctx, opp.id, signer.id, "contract", "Contract signed. Welcome aboard!", decision="signed",
+           evidence=E.CONTRACT_SIGNATURE, discount_pct=_pct(discount))
+
+
+def discount_limit(ctx: Ctx, opp: Opportunity) -> float:
+    """The deepest discount management signs off on this deal: a little above the seller's authority, more for
+    a verified, contested deal with a business case, never above 35%. Management sees what the seller sees."""
+    deal = ctx.state.deals[opp.id]
+    limit = ctx.world.discount_authority + 0.05
+    if deal.milestone >= MILESTONES.index("Validated"):
+        limit += 0.05
+    if deal.business_case >= 0.3:  # a case that addresses the buyer's pains
+        limit += 0.05
+    if deal.pressure > 0:  # a competitor is cutting prices here
+        limit += 0.05
+    return min(0.35, round(limit, 4))
 
 
 def _escalation(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     ctx.emit("process_finished", "buyer", {"opportunity_id": opp.id, "process": "escalation"})
     if data["purpose"] == "discount":
-        granted = data["discount"] <= 0.35
+        asked = data["discount"]
+        granted = asked <= discount_limit(ctx, opp) + 1e-9
         if granted:
             ctx.emit(
                 "escalation_granted",
                 "management",
-                {"opportunity_id": opp.id, "purpose": "discount", "discount": data["discount"]},
+                {"opportunity_id": opp.id, "purpose": "discount", "discount": asked},
             )
         notify(
             ctx,
             opp.id,
             "management",
             "escalation",
-            f"Management {'approved' if granted else 'refused'} a discount up to {data['discount']:.0%}.",
+            f"Management {'approved' if granted else 'refused'} a discount up to {asked:.0%}.",
+            decision="approved" if granted else "refused",
+            discount_pct=_pct(asked),
         )
     else:
         eb = first_of(ctx, opp, "economic_buyer")
@@ -481,7 +538,7 @@ def _escalation(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
         )
         if eb is not None:
             nudge(ctx, eb.id, 0.25, "executive sponsor call")
-        notify(ctx, opp.id, "management", "escalation", "Our executive met your economic buyer.")
+        notify(ctx, opp.id, "management", "escalation", "Our executive met your economic buyer.", decision="met")
 
 
 # --- the pinned exogenous tape ------------------------------------------------------------------------
@@ -499,18 +556,21 @@ def _competitor(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     for who in people(ctx, opp, "technical_evaluator", "champion"):
         nudge(ctx, who.id, -0.12 * opp.competitor_aggression * damp, data["kind"])
     word = "demo" if data["kind"] == "competitor_demo" else "price cut"
-    notify(ctx, opp.id, "system", "competitor", f"Heard that {data['competitor']} is pushing a {word} at this account.")
+    notify(ctx, opp.id, "system", "competitor", f"Heard that {data['competitor']} is pushing a {word} at this account.",
+           decision="demo" if data["kind"] == "competitor_demo" else "price_cut")
 
 
 def _freeze(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     ctx.emit("budget_frozen", "world", {"opportunity_id": opp.id, "until": data["until"]})
-    notify(ctx, opp.id, "system", "news", f"Spending freeze announced at the account until {stamp(data['until'])}.")
+    notify(ctx, opp.id, "system", "news", f"Spending freeze announced at the account until {stamp(data['until'])}.",
+           decision="freeze", until=stamp(data["until"]))
 
 
 def _left(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:
     sid = data["stakeholder_id"]
     ctx.emit("stakeholder_left", "world", {"stakeholder_id": sid, "opportunity_id": opp.id})
-    notify(ctx, opp.id, "system", "news", f"{ctx.world.stakeholders[sid].name} has left the company.")
+    notify(ctx, opp.id, "system", "news", f"{ctx.world.stakeholders[sid].name} has left the company.",
+           decision="left", stakeholder_id=sid)
 
 
 FIRE = {

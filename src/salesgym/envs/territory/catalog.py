@@ -11,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from salesgym.envs.territory.contract import APPROVALS, RESOURCES
+
+__all__ = ["APPROVALS", "MECHANISMS", "RESOURCES", "ROLES", "FamilySpec", "Pain", "TemplateSpec"]
+
 ROLES = (
     "champion",
     "economic_buyer",
@@ -21,8 +25,6 @@ ROLES = (
     "user",
     "blocker",
 )
-RESOURCES = ("seller", "se", "legal", "procurement", "management")
-APPROVALS = ("security", "legal", "procurement")
 
 # Known mechanism names a template may switch on; each is implemented in ``generator.py``.
 MECHANISMS = (

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from salesgym.core.clock import week_of
-from salesgym.core.env import Environment
+from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
 from salesgym.core.tools import ToolError
 from salesgym.envs.territory import buyers, observe, reward, state, verifier
 from salesgym.envs.territory.buyers import Ctx
+from salesgym.envs.territory.calendar import week_of
+from salesgym.envs.territory.evidence import KINDS
 from salesgym.envs.territory.generator import ABLATIONS, check_options, generate
 from salesgym.envs.territory.reward import RewardConfig
 from salesgym.envs.territory.state import TerritoryState
@@ -19,11 +20,23 @@ from salesgym.envs.territory.tools import TOOLS
 from salesgym.envs.territory.world import TerritoryWorld
 
 
+# Events the seller never sees as they happen: buyers' changes of heart, decisions scheduled for later, and the
+# engine's firing of them. Everything else is the seller's own action or arrives in the inbox or a view.
+HIDDEN_EVENTS = frozenset({"disposition_changed", "scheduled", "item_due", "tape_item_due"})
+EVENT_KINDS = frozenset(
+    {*state.APPLY, *CORE_PUBLIC_EVENTS, *HIDDEN_EVENTS, "inbox_received", "deal_closed", "contract_stalled"}
+)
+
+
 class TerritoryRules:
     """The territory family as the engine sees it: generator, fold, buyers, observer, reward, verifier."""
 
     name = "territory"
     tools = TOOLS
+    evidence_kinds = KINDS
+    public_events = EVENT_KINDS - HIDDEN_EVENTS
+    reset_options = frozenset({"family", "template", "n_opportunities", "horizon_days"})
+    conformance = "salesgym.envs.territory.conformance"  # the conformance kit's hooks (loaded only by the kit)
 
     def __init__(self, reward_config: RewardConfig) -> None:
         self.reward_config = reward_config
@@ -51,18 +64,19 @@ class TerritoryRules:
         if used >= ctx.world.capacity["seller"]:
             raise ToolError("seller hours for this week are used up; call wait (e.g. until='next_week')")
 
-    def is_over(self, s: TerritoryState, world: TerritoryWorld) -> bool:
+    def end_reason(self, s: TerritoryState, world: TerritoryWorld) -> str | None:
         # every deal closed (shown as Closed) or dropped (Disqualified); the row counts keep this O(1)
-        return s.row_counts.get("Closed", 0) + s.row_counts.get("Disqualified", 0) == world.n_opportunities
+        done = s.row_counts.get("Closed", 0) + s.row_counts.get("Disqualified", 0) == world.n_opportunities
+        return "all opportunities terminal" if done else None
 
     def potential(self, s: TerritoryState, world: TerritoryWorld) -> float:
         return reward.potential(self.reward_config, s, world)
 
-    def reward(self, ctx: Ctx, phi_before: float, phi_after: float, dt: float, new: Sequence[Event]) -> float:
-        return reward.step_reward(self.reward_config, ctx.world, phi_before, phi_after, dt, new)
+    def reward(self, ctx: Ctx, phi_before: float, phi_after: float, started: float, new: Sequence[Event]) -> float:
+        return reward.step_reward(self.reward_config, ctx.state, ctx.world, phi_before, phi_after, started, new)
 
     def score(self, world: TerritoryWorld, s: TerritoryState, log: EventLog, v: Verifier) -> dict[str, Any]:
-        return verifier.score(world, log, v, self.reward_config)
+        return verifier.score(world, log, v)
 
 
 class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
@@ -113,6 +127,7 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
         ablation: str | Sequence[str] | None = None,
         reward: RewardConfig | None = None,
         invalid_action_limit: int = 50,
+        verifier_key: bytes | None = None,
     ) -> None:
         ablations = (ablation,) if isinstance(ablation, str) else tuple(ablation or ())
         bad = [a for a in ablations if a not in ABLATIONS]
@@ -129,4 +144,6 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
             "ablations": ablations,
         }
         check_options(family, template, n_opportunities, horizon_days, ablations)  # fail fast, clearly
-        super().__init__(TerritoryRules(cfg), invalid_action_limit=invalid_action_limit, **options)
+        super().__init__(
+            TerritoryRules(cfg), invalid_action_limit=invalid_action_limit, verifier_key=verifier_key, **options
+        )

@@ -12,11 +12,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from salesgym.core.clock import HOURS_PER_DAY, Scheduled, business_days
+from salesgym.core.clock import Scheduled
+from salesgym.envs.territory.calendar import HOURS_PER_DAY, business_days
 from salesgym.core.rng import Dice, stream
 from salesgym.envs.territory.catalog import APPROVALS, ROLES, FamilySpec, TemplateSpec
+from salesgym.envs.territory.contract import quarter_of
 from salesgym.envs.territory.families import get_family, template_of
 from salesgym.envs.territory.families.names import FIRST_NAMES, LAST_NAMES
+from salesgym.envs.territory.reward import TRAINING_ABLATIONS
 from salesgym.envs.territory.world import (
     GENERATOR_VERSION,
     Account,
@@ -27,10 +30,19 @@ from salesgym.envs.territory.world import (
     TerritoryWorld,
 )
 
-DEFAULT_CAPACITY = {"seller": 30.0, "se": 16.0, "legal": 6.0, "procurement": 4.0, "management": 3.0}
+DEFAULT_CAPACITY = {"seller": 40.0, "se": 8.0, "legal": 3.0, "procurement": 2.0, "management": 2.0}
 DEFAULT_LEAD_DAYS = {"seller": 0, "se": 2, "legal": 5, "procurement": 3, "management": 3}
 HORIZONS = (30, 90, 180)
-ABLATIONS = ("no_throughput", "no_resource_limits", "no_hidden_state", "no_terminal_economics")
+# Ablations that change the world (and so every policy's score). The reward-only ones are training ablations
+# (``reward.TRAINING_ABLATIONS``): the environment accepts both, ``salesgym bench`` only these.
+WORLD_ABLATIONS = {
+    "no_resource_limits": "SE, legal, procurement and management hours are unlimited; lead times are kept",
+    "no_hidden_state": (
+        "buyers are what their titles say: titles never mislead, authority is the middle of the role's range, "
+        "every starting disposition is 0.2 and every reply latency 8 h (budgets, viability and pains stay hidden)"
+    ),
+}
+ABLATIONS = (*WORLD_ABLATIONS, *TRAINING_ABLATIONS)
 NONVIABLE_REASONS = ("no budget this fiscal year", "no fit with the current stack", "locked into a competitor contract")
 PERSONAS = ("analytical", "relationship", "skeptic", "busy executive", "consensus-seeker")
 SUFFIXES = ("Systems", "Group", "Labs", "Partners", "Holdings", "Networks", "Works", "Health", "Logistics", "Foods")
@@ -107,9 +119,8 @@ def _capacity(
     if "procurement_heavy" in mechanisms:
         capacity["procurement"] *= 0.75
         lead["procurement"], lead["legal"] = 5, 7
-    if "no_resource_limits" in ablations:
+    if "no_resource_limits" in ablations:  # the hours stop binding; the calendar (lead times) still does
         capacity.update({r: 1000.0 for r in capacity if r != "seller"})
-        lead = {r: 0 for r in lead}
     return capacity, lead
 
 
@@ -234,7 +245,7 @@ def _opportunity(
     budget_day = int(days * rng.uniform(*k.budget_window))
     required_discount = round(rng.uniform(0.0, 0.18) + (0.05 if competitor else 0.0), 3)
     size = rng.randint(*k.committee)
-    quarter = "Q1 2027" if dl < 65 else "Q2 2027" if dl < 130 else "Q3 2027"
+    quarter = quarter_of(dl)
     opp = Opportunity(
         oid,
         aid,

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from salesgym.core.evidence import TYPE_NAME, Evidence, EvidenceType
+from salesgym.core.evidence import Evidence
+from salesgym.envs.territory.contract import DISQUALIFIED, MILESTONES
+from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory.world import Opportunity, TerritoryWorld
 
-MILESTONES = ("Identified", "Engaged", "Qualified", "Validated", "Mobilised", "Commercial", "Commit", "Closed")
-DISQUALIFIED = "Disqualified"
+__all__ = ["AUTHORITY_MIN", "DISQUALIFIED", "MILESTONES", "final_discount", "reached"]
+
+COMMIT = MILESTONES.index("Commit")
 AUTHORITY_MIN = 0.65  # budget confirmation and sponsorship count only from people who really hold authority
 
 E = EvidenceType
@@ -31,14 +34,14 @@ DECIDES = {
 
 
 # the evidence keys each milestone after Identified needs (Commercial's depend on the account's approvals)
-ENGAGED = (E.BUYER_REPLY.value, E.MEETING_ACCEPTANCE.value)  # either one
+ENGAGED = (str(E.BUYER_REPLY), str(E.MEETING_ACCEPTANCE))  # either one
 BEFORE_COMMERCIAL = (
-    (E.BUDGET_CONFIRMATION.value, E.AUTHORISED_SPONSOR.value),  # Qualified
-    (E.TECHNICAL_SUCCESS.value,),  # Validated
-    (E.MUTUAL_ACTION_PLAN.value,),  # Mobilised
+    (str(E.BUDGET_CONFIRMATION), str(E.AUTHORISED_SPONSOR)),  # Qualified
+    (str(E.TECHNICAL_SUCCESS),),  # Validated
+    (str(E.MUTUAL_ACTION_PLAN),),  # Mobilised
 )
-APPROVAL_KEYS = {approval: kind.value for approval, kind in APPROVAL_EVIDENCE.items()}
-AFTER_COMMERCIAL = (("procurement_final",), (E.CONTRACT_SIGNATURE.value,))  # Commit, Closed
+APPROVAL_KEYS = {approval: str(kind) for approval, kind in APPROVAL_EVIDENCE.items()}
+AFTER_COMMERCIAL = (("procurement_final",), (str(E.CONTRACT_SIGNATURE),))  # Commit, Closed
 
 
 def _first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> dict[str, float]:
@@ -59,8 +62,8 @@ def _first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evi
             and world.stakeholders[e.source_actor].authority < AUTHORITY_MIN
         ):
             continue
-        keys = [TYPE_NAME[kind]]
-        if kind is E.PROCUREMENT_APPROVAL and e.claim.get("final_terms"):
+        keys = [kind]
+        if kind == E.PROCUREMENT_APPROVAL and e.claim.get("final_terms"):
             keys.append("procurement_final")
         for key in keys:
             if key not in first or e.timestamp < first[key]:
@@ -85,3 +88,18 @@ def reached(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence
             break
         times.append(max([times[-1], *(first[k] for k in keys)]))
     return times
+
+
+def final_discount(opp: Opportunity, evidence: Iterable[Evidence], top: int) -> float:
+    """The discount on the final terms that a deal at milestone ``top`` was verified on: the signature's for
+    Closed, the first procurement approval of the final terms for Commit, none below Commit."""
+    if top < COMMIT:
+        return 0.0
+    committee = opp.stakeholder_ids
+    wanted = E.CONTRACT_SIGNATURE if top > COMMIT else E.PROCUREMENT_APPROVAL
+    first: Evidence | None = None
+    for e in evidence:
+        if (e.type == wanted and e.subject == opp.id and e.source_actor in committee
+                and (top > COMMIT or e.claim.get("final_terms")) and (first is None or e.timestamp < first.timestamp)):
+            first = e
+    return float(first.claim.get("discount", 0.0)) if first is not None else 0.0

@@ -14,11 +14,9 @@ from typing import Any
 
 import orjson
 
-from salesgym.core.clock import HOURS_PER_DAY, day_of, stamp, week_of
 from salesgym.core.events import Event
 from salesgym.envs.territory.buyers import Ctx
-from salesgym.envs.territory.catalog import RESOURCES
-from salesgym.envs.territory.milestones import MILESTONES
+from salesgym.envs.territory.contract import HOURS_PER_DAY, INBOX_FIELDS, MILESTONES, RESOURCES, day_of, stamp, week_of
 from salesgym.envs.territory.state import BOOKING_LIVE_HOURS, TerritoryState, live_bookings, live_meetings
 
 COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high_k", "target", "last_activity_day")
@@ -82,27 +80,37 @@ def portfolio(state: TerritoryState) -> dict[str, Any]:
     return {"columns": COLUMNS, "rows": rows}
 
 
+_NO_FIELDS = dict.fromkeys(INBOX_FIELDS)
+
+
 def _inbox(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """New inbox items, each with the same typed keys (``contract.INBOX_FIELDS``, None where not applicable)."""
     items = []
     for e in events:
         if e.kind == "inbox_received":
+            p = e.payload
             items.append(
                 {
+                    **_NO_FIELDS,
+                    **{k: p[k] for k in INBOX_FIELDS if k in p},
                     "time": stamp(e.time),
-                    "opportunity_id": e.payload["opportunity_id"],
-                    "from": e.payload["from"],
-                    "kind": e.payload["kind"],
-                    "text": e.payload["text"],
+                    "opportunity_id": p["opportunity_id"],
+                    "from": p["from"],
+                    "kind": p["kind"],
+                    "text": p["text"],
                 }
             )
         elif e.kind == "milestone_advanced":
             items.append(
                 {
+                    **_NO_FIELDS,
                     "time": stamp(e.time),
                     "opportunity_id": e.payload["opportunity_id"],
                     "from": "verifier",
                     "kind": "milestone",
                     "text": f"verified milestone -> {e.payload['name']}",
+                    "decision": "advanced",
+                    "milestone": e.payload["name"],
                 }
             )
     return items
@@ -148,6 +156,7 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
             "days_left": max(0, day_of(w.horizon) - day),
         },
         "capacity_left": capacity,
+        "territory": w.facts,  # weekly capacity, lead times, discount authority, horizon: fixed per world
         "milestone_counts": counts,
         "portfolio": portfolio(s),
         "inbox": inbox,

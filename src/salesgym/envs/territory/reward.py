@@ -1,11 +1,22 @@
-"""Reward: potential-based shaping over verified milestones, terminal economics, anti-gaming penalties.
+"""The per-step reward: the agent-side estimate of the primary score, paid as it changes (docs/reward.md).
 
-Φ(s) = (Σ_o w(milestone_o)·attainable_value_o + dq_credit·value of correctly dropped deals) / norm, where
-attainable value is zero for deals that cannot close and norm is the territory's public pipeline value (the
-midpoints of the public value bands), so returns are comparable across territory sizes. Per step
-r = γ^Δdays·Φ(s') − Φ(s) − penalties/norm; terminal economics are paid when a deal reaches its terminal
-state (signature): closed value × (1 − discount − cost of delivery)/norm. Φ only moves on verified
-milestones, which only move on buyer evidence, so nothing the seller writes can earn reward.
+The primary score (``verifier.py``) counts each deal's verified milestone weighted by its *true* value (zero if
+the deal cannot close), Commit and Closed at the agreed price, credit for dropping a deal the buyer said cannot
+close, minus penalties. The reward is the same sum with every hidden number replaced by what the agent sees:
+a deal's public value estimate (the midpoint of its value band) instead of its true value and viability.
+So a step's reward is a function of public views, evidence the agent has been shown and its own actions;
+two worlds that differ only in hidden values pay the same rewards for the same calls.
+
+Φ(s) = scale · (Σ_o w(milestone_o) · v̂_o · (1 − discount_o) + dq_credit · Σ_{drops backed by the buyer's
+reason} v̂_o · (1 − t_drop / horizon)),  scale = 100 / constrained seller hours (the primary's).
+
+Per step r = γ^{t₀} · (γ^{t₁ − t₀} · Φ(s') − Φ(s)) − penalties, with times in business days, t₀ the clock
+when the step began and t₁ its end, or the horizon when the episode ended in this step. The return every
+adapter uses is the plain sum of step rewards. It telescopes to γ^{horizon} · Φ(final) − Φ(initial) − penalties
+(Φ(initial) = 0): with the default γ = 1 it *is* the public estimate of the primary score, so it never pays for
+delay or for ending early (an episode that ends early is charged as if it ran to the horizon), and it ranks
+policies as the score does. With γ < 1 (the ``time_discount`` training ablation) only the horizon's discount
+multiplies Φ(final), so shaping still does not pay for delay.
 """
 
 from __future__ import annotations
@@ -13,59 +24,70 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from salesgym.core.clock import HOURS_PER_DAY
 from salesgym.core.events import Event
+from salesgym.envs.territory.calendar import HOURS_PER_DAY
 from salesgym.envs.territory.state import TerritoryState
+from salesgym.envs.territory.verifier import DQ_CREDIT, MILESTONE_WEIGHTS, PENALTY, constrained_hours
 from salesgym.envs.territory.world import TerritoryWorld
 
-MILESTONE_WEIGHTS = (0.0, 0.05, 0.15, 0.30, 0.45, 0.60, 0.80, 1.0)
+# Ablations that change only the reward: no fixed policy reads a reward, so they are for training runs
+# (trainer adapters), never for ``salesgym bench`` (which refuses them).
+TRAINING_ABLATIONS = {
+    "sparse_reward": "only closed deals pay: every milestone weight but Closed's is 0 (the score is unchanged)",
+    "time_discount": "the return is discounted by 0.995 per business day (the score is unchanged)",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class RewardConfig:
     weights: tuple[float, ...] = MILESTONE_WEIGHTS
-    gamma_per_day: float = 0.995  # time pressure: value reached later is worth less
-    dq_credit: float = 0.10  # share of value credited for dropping a deal that cannot close
-    terminal_economics: float = 1.0  # weight of closed value x margin at the end
-    delivery_cost: float = 0.2  # share of list price that is cost, so margin = 1 - discount - cost
+    dq_credit: float = DQ_CREDIT  # share of a deal's value credited for dropping it on the buyer's reason
+    gamma_per_day: float = 1.0  # 1: the return is the score's estimate; < 1 prefers earlier progress
     penalty_scale: float = 1.0
 
     def __post_init__(self) -> None:
         if len(self.weights) != 8 or any(b < a for a, b in zip(self.weights, self.weights[1:], strict=False)):
             raise ValueError("weights must be 8 non-decreasing numbers, one per milestone")
+        if self.weights[0] != 0.0:
+            raise ValueError("the weight of Identified must be 0, so the return starts from 0")
         if not 0 < self.gamma_per_day <= 1:
             raise ValueError("gamma_per_day must be in (0, 1]")
 
     @staticmethod
     def for_ablations(ablations: Sequence[str]) -> RewardConfig:
         cfg = RewardConfig()
-        if "no_throughput" in ablations:
-            cfg = RewardConfig(gamma_per_day=1.0)
-        if "no_terminal_economics" in ablations:
-            cfg = RewardConfig(gamma_per_day=cfg.gamma_per_day, terminal_economics=0.0)
+        if "sparse_reward" in ablations:
+            cfg = RewardConfig(weights=(0.0,) * 7 + (1.0,))
+        if "time_discount" in ablations:
+            cfg = RewardConfig(weights=cfg.weights, gamma_per_day=0.995)
         return cfg
 
 
 def potential(cfg: RewardConfig, state: TerritoryState, world: TerritoryWorld) -> float:
-    total = sum(cfg.weights[m] * v for m, v in state.milestone_value.items())
-    return (total + cfg.dq_credit * state.dq_value) / world.pipeline_value
+    """Φ in primary-score units, from public values only (``state.shown_value``: v̂ · price per milestone)."""
+    weights = cfg.weights
+    total = sum(weights[m] * v for m, v in state.shown_value.items())
+    return (total + cfg.dq_credit * state.dq_shown) * 100.0 / constrained_hours(world)
 
 
 def step_reward(
     cfg: RewardConfig,
+    state: TerritoryState,
     world: TerritoryWorld,
     phi_before: float,
     phi_after: float,
-    dt_hours: float,
+    started: float,
     new: Sequence[Event],
 ) -> float:
-    scale = world.pipeline_value
-    reward: float = cfg.gamma_per_day ** (dt_hours / HOURS_PER_DAY) * phi_after - phi_before
+    ended = state.terminated or state.truncated
+    finished = world.horizon if ended else state.now  # an early end is charged as if it ran to the horizon
+    gamma = cfg.gamma_per_day
+    if gamma == 1.0:
+        reward = phi_after - phi_before
+    else:
+        reward = gamma ** (started / HOURS_PER_DAY) * (gamma ** ((finished - started) / HOURS_PER_DAY) * phi_after - phi_before)
     for e in new:
-        if e.kind == "violation_recorded":
-            reward -= cfg.penalty_scale * float(e.payload["penalty"]) / scale
-        elif e.kind == "deal_closed" and cfg.terminal_economics:
-            value = world.opportunities[e.payload["opportunity_id"]].true_value
-            margin = max(0.0, 1.0 - e.payload["discount"] - cfg.delivery_cost)
-            reward += cfg.terminal_economics * value * margin / scale
+        if e.kind == "violation_recorded":  # penalties are never discounted: delaying a violation must not pay
+            shown = world.opportunities[e.payload["opportunity_id"]].shown_value
+            reward -= cfg.penalty_scale * PENALTY[e.payload["kind"]] * shown * 100.0 / constrained_hours(world)
     return reward

@@ -12,11 +12,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from salesgym.core.clock import HOURS_PER_DAY, week_of
 from salesgym.core.events import Event
 from salesgym.core.evidence import Evidence
 from salesgym.core.state import State
-from salesgym.envs.territory.milestones import MILESTONES
+from salesgym.envs.territory.calendar import HOURS_PER_DAY, week_of
+from salesgym.envs.territory.contract import BOOKING_USABLE_DAYS, DISQUALIFIED, MILESTONES
+from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory.world import TerritoryWorld
 
 RECENT_WINDOW_H = 40.0  # messages within a business week count towards fatigue
@@ -71,6 +72,7 @@ class Deal(NamedTuple):
     pending: frozenset[str] = frozenset()  # outstanding buyer processes ("tech_eval", "approval:legal", ...)
     last_activity: float = 0.0
     closed_at: float | None = None
+    price: float = 1.0  # 1 - the discount of the final terms the verified milestone rests on (Commit, Closed)
     meetings: tuple[str, ...] = ()  # ids, so a deal's view does not scan the whole calendar
     bookings: tuple[str, ...] = ()
 
@@ -81,11 +83,6 @@ class Crm(NamedTuple):
     stage: str = "Prospecting"
     fields: tuple[tuple[str, str], ...] = ()
     next_step: str = ""
-
-
-MEETING_LEAD_MAX_DAYS = 15  # a meeting is at most this many business days after it was requested
-BOOKING_LEAD_MAX_DAYS = 40  # a booking starts at most this many business days after it was made
-BOOKING_USABLE_DAYS = 5  # and can be used for this many business days from its start
 
 
 class Booking(NamedTuple):
@@ -120,7 +117,7 @@ class TerritoryState(State):
         "meetings",
         "violations",
         "rows",
-        "milestone_value",
+        "shown_value",
         "row_counts",
         "open_meetings",
         "open_bookings",
@@ -145,11 +142,10 @@ class TerritoryState(State):
     # (when an open item stops mattering, which index, id): a heap, so the indexes drop expired items as
     # the clock passes them and a step never scans the episode's whole calendar
     expiries: list[tuple[float, str, str]] = field(default_factory=list)
-    milestone_value: dict[int, float] = field(default_factory=dict)  # attainable value at each milestone
-    dq_value: float = 0.0  # true value of correctly dropped (non-viable) deals
-    penalties: float = 0.0
+    # public value (value-band midpoint x price) of the deals at each verified milestone: what Φ weighs
+    shown_value: dict[int, float] = field(default_factory=dict)
+    dq_shown: float = 0.0  # public value x horizon share freed of the deals dropped on the buyer's reason
     hours_used: float = 0.0
-    closed_value: float = 0.0
 
     def __post_init__(self) -> None:
         State.__init__(self)
@@ -177,7 +173,7 @@ def new_state(world: TerritoryWorld) -> TerritoryState:
     s.people = People(world.stakeholders)
     s.deals = {oid: Deal() for oid in world.opportunities}
     s.crm = {oid: Crm() for oid in world.opportunities}
-    s.milestone_value = {0: sum(o.attainable_value for o in world.opportunities.values())}
+    s.shown_value = {0: sum(o.shown_value for o in world.opportunities.values())}
     for oid in world.opportunities:
         _refresh_row(s, world, oid)
     return s
@@ -185,7 +181,7 @@ def new_state(world: TerritoryWorld) -> TerritoryState:
 
 def _refresh_row(s: TerritoryState, world: TerritoryWorld, oid: str) -> None:
     opp, deal, crm = world.opportunities[oid], s.deals[oid], s.crm[oid]
-    shown = deal.status.capitalize() if deal.status == "disqualified" else MILESTONES[deal.milestone]
+    shown = DISQUALIFIED if deal.status == "disqualified" else MILESTONES[deal.milestone]
     old = s.rows.get(oid)
     if old is not None:
         s.row_counts[old[2]] -= 1
@@ -293,10 +289,11 @@ def _evidence(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
 @folds("milestone_advanced")
 def _advanced(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     oid = p["opportunity_id"]
-    value, old = world.opportunities[oid].attainable_value, s.deals[oid].milestone
-    s.milestone_value[old] -= value
-    s.milestone_value[p["to"]] = s.milestone_value.get(p["to"], 0.0) + value
-    _deal(s, world, oid, milestone=p["to"])
+    deal, shown = s.deals[oid], world.opportunities[oid].shown_value
+    price = 1.0 - p.get("discount", 0.0)
+    s.shown_value[deal.milestone] -= shown * deal.price
+    s.shown_value[p["to"]] = s.shown_value.get(p["to"], 0.0) + shown * price
+    _deal(s, world, oid, milestone=p["to"], price=price)
 
 
 @folds("meeting_requested")
@@ -431,7 +428,6 @@ def _stalled(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str,
 @folds("deal_closed")
 def _closed(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     oid = p["opportunity_id"]
-    s.closed_value += world.opportunities[oid].true_value * (1.0 - p["discount"])
     _deal(s, world, oid, status="closed", closed_at=e.time, contract_out=False)
 
 
@@ -448,16 +444,14 @@ def _crm(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any
 @folds("opportunity_disqualified")
 def _disqualified(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     oid = p["opportunity_id"]
-    opp = world.opportunities[oid]
-    if not opp.viable:
-        s.dq_value += opp.true_value
+    if any(ev.type == EvidenceType.DISQUALIFICATION_REASON for ev in s.deals[oid].evidence):  # the buyer's reason
+        s.dq_shown += world.opportunities[oid].shown_value * max(0.0, 1.0 - e.time / world.horizon)
     _deal(s, world, oid, status="disqualified", last_activity=e.time)
 
 
 @folds("violation_recorded")
 def _violation(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     s.violations[p["kind"]] = s.violations.get(p["kind"], 0) + 1
-    s.penalties += p["penalty"]
 
 
 @folds("budget_frozen")

@@ -8,24 +8,35 @@ are the benchmark's contract; ``docs/tools.md`` is generated from these specs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from salesgym.core.clock import HOURS_PER_DAY, HOURS_PER_WEEK, day_of, stamp, start_of_day, week_of
-from salesgym.core.evidence import TYPE_NAME, Evidence
+from salesgym.core.evidence import Evidence
 from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec
 from salesgym.envs.territory import buyers
 from salesgym.envs.territory.buyers import Ctx
-from salesgym.envs.territory.milestones import MILESTONES
-from salesgym.envs.territory.state import (
+from salesgym.envs.territory.contract import (
+    APPROVAL_DAYS,
+    APPROVAL_RESOURCE,
     BOOKING_LEAD_MAX_DAYS,
     BOOKING_USABLE_DAYS,
+    HOURS_PER_DAY,
+    HOURS_PER_WEEK,
+    MAX_CRM_FIELDS,
     MEETING_LEAD_MAX_DAYS,
-    Booking,
-    live_bookings,
-    live_meetings,
+    MILESTONES,
+    MIN_BOOKING_HOURS,
+    RESEARCH_AGAIN_HOURS,
+    TOOL_HOURS,
+    VIEW_PAGE,
+    day_of,
+    stamp,
+    start_of_day,
+    week_of,
 )
+from salesgym.envs.territory.state import Booking, live_bookings, live_meetings
+from salesgym.envs.territory.verifier import PENALTY
 from salesgym.envs.territory.world import Opportunity, Stakeholder
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=40)]
@@ -45,8 +56,6 @@ CrmStage = Literal[
     "Closed Lost",
 ]
 USABLE_HOURS = BOOKING_USABLE_DAYS * HOURS_PER_DAY  # a booking can be used within a business week of its start
-APPROVAL_RESOURCE = {"security": "se", "legal": "legal", "procurement": "procurement"}
-APPROVAL_DAYS = {"security": 4, "legal": 5, "procurement": 3}
 
 OPP = "opportunity id, e.g. 'o003' (see the portfolio)"
 
@@ -98,8 +107,19 @@ def capacity_left(ctx: Ctx, resource: str, week: int) -> float:
     return ctx.world.capacity[resource] - ctx.state.usage.get((resource, week), 0.0)
 
 
-def done(output: Mapping[str, object], hours: float, **resources: float) -> ToolOutcome:
-    return ToolOutcome(output, hours, {"seller": hours, **resources})
+def done(output: Mapping[str, object], tool: str, hours: float | None = None) -> ToolOutcome:
+    """A finished call: its output and the seller hours it cost (the tool's documented hours by default)."""
+    cost = TOOL_HOURS[tool] if hours is None else hours
+    return ToolOutcome(output, cost, {"seller": cost})
+
+
+def page_of(items: list[Any], page: int) -> tuple[list[Any], dict[str, int] | None]:
+    """One page of a long list in a view, newest first, and what was left out (None when nothing was)."""
+    newest = items[::-1]
+    shown = newest[page * VIEW_PAGE : (page + 1) * VIEW_PAGE]
+    if len(newest) <= VIEW_PAGE:
+        return shown, None
+    return shown, {"page": page, "pages": -(-len(newest) // VIEW_PAGE), "total": len(newest)}
 
 
 # --- argument models -----------------------------------------------------------------------------------
@@ -107,6 +127,8 @@ def done(output: Mapping[str, object], hours: float, **resources: float) -> Tool
 
 class ViewArgs(ToolArgs):
     opportunity_id: Id | None = Field(None, description=OPP + "; omit (null) to list the whole portfolio")
+    page: int = Field(0, ge=0, le=1000, description=f"page of the meetings and bookings lists ({VIEW_PAGE} each, "
+                      "newest first); 0 for the first")
 
 
 class AccountArgs(ToolArgs):
@@ -211,11 +233,13 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
     if a.opportunity_id is None:
         from salesgym.envs.territory.observe import portfolio
 
-        return done({"portfolio": portfolio(ctx.state)}, 0.05)
+        return done({"portfolio": portfolio(ctx.state)}, "view_opportunity")
     opp = opportunity(ctx, a.opportunity_id, open_only=False)
     s, w = ctx.state, ctx.world
     deal, crm, account = s.deals[opp.id], s.crm[opp.id], w.accounts[opp.account_id]
     researched = opp.account_id in s.researched
+    meetings, more_meetings = page_of(list(deal.meetings), a.page)
+    bookings, more_bookings = page_of(list(deal.bookings), a.page)
     out = {
         "opportunity": {
             **opp.public(),
@@ -255,11 +279,11 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
                 "declined": list(m.declined),
                 "discovery_done": m.discovery_done,
             }
-            for m in map(s.meetings.__getitem__, deal.meetings)
+            for m in map(s.meetings.__getitem__, meetings)
         ],
         "bookings": [
             {"id": b.id, "resource": b.resource, "hours": b.hours, "start": stamp(b.start), "status": b.status}
-            for b in map(s.bookings.__getitem__, deal.bookings)
+            for b in map(s.bookings.__getitem__, bookings)
         ],
         "terms": {
             "offered_pct": _pct(deal.offered_discount),
@@ -270,14 +294,16 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
         },
         "in_progress": sorted(deal.pending),
     }
-    return done(out, 0.05)
+    if more_meetings or more_bookings:  # long lists are cut: say how much, and how to see the rest
+        out["more"] = {"meetings": more_meetings, "bookings": more_bookings, "note": "pass page=N for older items"}
+    return done(out, "view_opportunity")
 
 
 def _evidence_summary(evidence: tuple[Evidence, ...]) -> list[dict[str, object]]:
     """Verified buyer evidence on a deal, one line per type: how many, from whom, first and last time."""
     by_type: dict[str, list[Evidence]] = {}
     for e in evidence:
-        by_type.setdefault(TYPE_NAME[e.type], []).append(e)
+        by_type.setdefault(e.type, []).append(e)
     return [
         {
             "type": t,
@@ -299,7 +325,8 @@ def research_account(ctx: Ctx, a: AccountArgs) -> ToolOutcome:
     if account is None:
         raise ToolError(f"unknown account '{a.account_id[:40]}'; ids look like 'a000'")
     if account.id in ctx.state.researched:
-        return done({"note": "already researched", "keywords": sorted(ctx.state.researched[account.id])}, 0.25)
+        already = {"note": "already researched", "keywords": sorted(ctx.state.researched[account.id])}
+        return done(already, "research_account", RESEARCH_AGAIN_HOURS)
     keywords = sorted({n.keyword for n in account.news})
     ctx.emit("account_researched", "agent", {"account_id": account.id, "keywords": keywords})
     return done(
@@ -308,7 +335,7 @@ def research_account(ctx: Ctx, a: AccountArgs) -> ToolOutcome:
             "news": [n.headline for n in account.news],
             "keywords": keywords,
         },
-        1.5,
+        "research_account",
     )
 
 
@@ -318,7 +345,7 @@ def find_stakeholders(ctx: Ctx, a: OppArgs) -> ToolOutcome:
     found = [
         {**ctx.world.stakeholders[sid].public(), "left": ctx.state.people[sid].left} for sid in opp.stakeholder_ids
     ]
-    return done({"stakeholders": found}, 1.0)
+    return done({"stakeholders": found}, "find_stakeholders")
 
 
 def send_message(ctx: Ctx, a: MessageArgs) -> ToolOutcome:
@@ -338,7 +365,7 @@ def send_message(ctx: Ctx, a: MessageArgs) -> ToolOutcome:
         },
     )
     buyers.on_message(ctx, opp, who, rel)
-    return done({"sent_to": who.id, "note": "replies, if any, arrive in your inbox"}, 0.25)
+    return done({"sent_to": who.id, "note": "replies, if any, arrive in your inbox"}, "send_message")
 
 
 def schedule_meeting(ctx: Ctx, a: MeetingArgs) -> ToolOutcome:
@@ -346,7 +373,7 @@ def schedule_meeting(ctx: Ctx, a: MeetingArgs) -> ToolOutcome:
     invitees = [stakeholder(ctx, sid, opp) for sid in dict.fromkeys(a.stakeholder_ids)]
     refs = buyers.referenced_pains(ctx, opp, a.agenda)
     rel = max(buyers.relevance(ctx, opp, p, refs) for p in invitees)
-    meeting_id = f"m{ctx.state.seq:06d}"
+    meeting_id = f"m{len(ctx.state.meetings):04d}"  # numbered among the seller's own meetings: public
     start = start_of_day(day_of(ctx.now) + a.in_days) + 2.0  # 11:00 on that day
     ctx.emit(
         "meeting_requested",
@@ -360,7 +387,8 @@ def schedule_meeting(ctx: Ctx, a: MeetingArgs) -> ToolOutcome:
         },
     )
     buyers.on_meeting_invite(ctx, opp, meeting_id, invitees, rel)
-    return done({"meeting_id": meeting_id, "start": stamp(start), "note": "invitees answer in your inbox"}, 0.5)
+    out = {"meeting_id": meeting_id, "start": stamp(start), "note": "invitees answer in your inbox"}
+    return done(out, "schedule_meeting")
 
 
 def book_resource(ctx: Ctx, a: BookArgs) -> ToolOutcome:
@@ -380,7 +408,7 @@ def book_resource(ctx: Ctx, a: BookArgs) -> ToolOutcome:
                 "refunded": not late,
                 "note": "cancelled inside lead time: hours are lost" if late else "hours returned",
             },
-            0.1,
+            "book_resource",
         )
     if a.resource is None or a.hours is None or a.start_in_days is None:
         raise ToolError("to book, give resource, hours and start_in_days (or cancel_booking_id to cancel)")
@@ -393,13 +421,14 @@ def book_resource(ctx: Ctx, a: BookArgs) -> ToolOutcome:
     left = capacity_left(ctx, a.resource, week_of(start))
     if a.hours > left + 1e-9:
         raise ToolError(f"{a.resource} has only {max(left, 0):.1f}h left in the week of {stamp(start)[:14]}")
-    booking_id = f"b{ctx.state.seq:06d}"
+    booking_id = f"b{len(ctx.state.bookings):04d}"  # numbered among the seller's own bookings: public
     ctx.emit(
         "resource_booked",
         "agent",
         {"booking_id": booking_id, "opportunity_id": opp.id, "resource": a.resource, "hours": a.hours, "start": start},
     )
-    return done({"booking_id": booking_id, "resource": a.resource, "hours": a.hours, "start": stamp(start)}, 0.1)
+    out = {"booking_id": booking_id, "resource": a.resource, "hours": a.hours, "start": stamp(start)}
+    return done(out, "book_resource")
 
 
 def run_discovery(ctx: Ctx, a: MeetingIdArgs) -> ToolOutcome:
@@ -442,7 +471,7 @@ def run_discovery(ctx: Ctx, a: MeetingIdArgs) -> ToolOutcome:
             "budget_timing": reveal.get("budget_timing")
             or ("available now" if reveal["budget_band"] else "not discussed"),
         },
-        1.5,
+        "run_discovery",
     )
 
 
@@ -450,11 +479,12 @@ def run_technical_evaluation(ctx: Ctx, a: BookingUseArgs) -> ToolOutcome:
     opp = opportunity(ctx, a.opportunity_id)
     if "tech_eval" in ctx.state.deals[opp.id].pending:
         raise ToolError(f"a technical evaluation is already running on {opp.id}")
-    b = usable_booking(ctx, a.booking_id, opp, "se", 2.0)
+    b = usable_booking(ctx, a.booking_id, opp, "se", MIN_BOOKING_HOURS["tech_eval"])
     ctx.emit("booking_used", "agent", {"booking_id": b.id})
     ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": "tech_eval"})
     buyers.schedule(ctx, 3 * HOURS_PER_DAY, "tech_result", "buyer", opportunity_id=opp.id, hours=b.hours)
-    return done({"started": True, "se_hours": b.hours, "note": "the buyer reports the result in about 3 days"}, 1.0)
+    out = {"started": True, "se_hours": b.hours, "note": "the buyer reports the result in about 3 days"}
+    return done(out, "run_technical_evaluation")
 
 
 def build_business_case(ctx: Ctx, a: CaseArgs) -> ToolOutcome:
@@ -469,7 +499,7 @@ def build_business_case(ctx: Ctx, a: CaseArgs) -> ToolOutcome:
     )
     for p in audience:
         buyers.nudge(ctx, p.id, 0.3 * buyers.relevance(ctx, opp, p, refs), "business case")
-    return done({"business_case": "shared with the buying committee", "addresses": len(refs)}, 3.0)
+    return done({"business_case": "shared with the buying committee", "addresses": len(refs)}, "build_business_case")
 
 
 def propose_action_plan(ctx: Ctx, a: PlanArgs) -> ToolOutcome:
@@ -488,34 +518,36 @@ def propose_action_plan(ctx: Ctx, a: PlanArgs) -> ToolOutcome:
         stakeholder_id=who.id,
         close_day=close_day,
     )
-    return done({"proposed_to": who.id, "close_date": stamp(start_of_day(close_day))[:14]}, 1.0)
+    return done({"proposed_to": who.id, "close_date": stamp(start_of_day(close_day))[:14]}, "propose_action_plan")
 
 
-def _offer(ctx: Ctx, opp: Opportunity, pct: float, hours: float, label: str) -> ToolOutcome:
+def _offer(ctx: Ctx, opp: Opportunity, pct: float, tool: str, label: str) -> ToolOutcome:
     discount = round(pct / 100.0, 4)
     deal = ctx.state.deals[opp.id]
     ctx.emit("offer_made", "agent", {"opportunity_id": opp.id, "discount": discount, "kind": label})
     if discount > ctx.world.discount_authority + 1e-9 and discount > deal.mgmt_discount + 1e-9:
-        ctx.emit(
-            "violation_recorded",
-            "verifier",
-            {"kind": "unauthorised_discount", "opportunity_id": opp.id, "penalty": round(0.05 * opp.true_value, 3)},
-        )
+        ctx.emit("violation_recorded", "verifier", {"kind": "unauthorised_discount", "opportunity_id": opp.id})
+        buyers.notify(
+            ctx, opp.id, "verifier", "violation",
+            f"Unauthorised discount recorded: {pct:.1f}% is above your authority and any management approval "
+            f"(penalty {PENALTY['unauthorised_discount']:.0%} of the deal's value).",
+            decision="recorded", reason="unauthorised_discount", discount_pct=round(pct, 1),
+        )  # fmt: skip
     who = buyers.first_of(ctx, opp, "procurement", "economic_buyer", "champion")
     delay = buyers.latency(ctx, who, "terms") if who is not None else HOURS_PER_DAY
     buyers.schedule(ctx, delay, "terms_answer", "buyer", opportunity_id=opp.id, discount=discount)
-    return done({label: f"{pct:.1f}% discount", "authority_pct": 100 * ctx.world.discount_authority}, hours)
+    return done({label: f"{pct:.1f}% discount", "authority_pct": 100 * ctx.world.discount_authority}, tool)
 
 
 def send_proposal(ctx: Ctx, a: PriceArgs) -> ToolOutcome:
-    return _offer(ctx, opportunity(ctx, a.opportunity_id), a.discount_pct, 2.0, "proposal")
+    return _offer(ctx, opportunity(ctx, a.opportunity_id), a.discount_pct, "send_proposal", "proposal")
 
 
 def negotiate(ctx: Ctx, a: PriceArgs) -> ToolOutcome:
     opp = opportunity(ctx, a.opportunity_id)
     if ctx.state.deals[opp.id].offered_discount is None:
         raise ToolError(f"send a proposal on {opp.id} before negotiating")
-    return _offer(ctx, opp, a.discount_pct, 1.0, "counter_offer")
+    return _offer(ctx, opp, a.discount_pct, "negotiate", "counter_offer")
 
 
 def request_approval(ctx: Ctx, a: ApprovalArgs) -> ToolOutcome:
@@ -523,7 +555,7 @@ def request_approval(ctx: Ctx, a: ApprovalArgs) -> ToolOutcome:
     process = f"approval:{a.kind}"
     if process in ctx.state.deals[opp.id].pending:
         raise ToolError(f"a {a.kind} review is already running on {opp.id}")
-    b = usable_booking(ctx, a.booking_id, opp, APPROVAL_RESOURCE[a.kind], 1.0)
+    b = usable_booking(ctx, a.booking_id, opp, APPROVAL_RESOURCE[a.kind], MIN_BOOKING_HOURS["review"])
     ctx.emit("booking_used", "agent", {"booking_id": b.id})
     ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": process})
     slow = 1.5 if "procurement_heavy" in ctx.world.mechanisms else 1.0
@@ -536,7 +568,7 @@ def request_approval(ctx: Ctx, a: ApprovalArgs) -> ToolOutcome:
         kind=a.kind,
         hours=b.hours,
     )
-    return done({"review": a.kind, "note": f"the buyer's {a.kind} review takes days"}, 0.5)
+    return done({"review": a.kind, "note": f"the buyer's {a.kind} review takes days"}, "request_approval")
 
 
 def escalate(ctx: Ctx, a: EscalateArgs) -> ToolOutcome:
@@ -547,7 +579,8 @@ def escalate(ctx: Ctx, a: EscalateArgs) -> ToolOutcome:
         raise ToolError(f"an executive sponsor call already happened on {opp.id}")
     if "escalation" in ctx.state.deals[opp.id].pending:
         raise ToolError(f"an escalation is already pending on {opp.id}")
-    b = usable_booking(ctx, a.booking_id, opp, "management", 0.5)
+    need = MIN_BOOKING_HOURS["discount_approval" if a.purpose == "discount" else "executive_sponsor"]
+    b = usable_booking(ctx, a.booking_id, opp, "management", need)
     ctx.emit("booking_used", "agent", {"booking_id": b.id})
     ctx.emit("process_started", "agent", {"opportunity_id": opp.id, "process": "escalation"})
     buyers.schedule(
@@ -559,7 +592,7 @@ def escalate(ctx: Ctx, a: EscalateArgs) -> ToolOutcome:
         purpose=a.purpose,
         discount=round((a.discount_pct or 0.0) / 100, 4),
     )
-    return done({"escalated": a.purpose, "note": "management answers within a day"}, 0.5)
+    return done({"escalated": a.purpose, "note": "management answers within a day"}, "escalate")
 
 
 def send_contract(ctx: Ctx, a: OppArgs) -> ToolOutcome:
@@ -570,11 +603,17 @@ def send_contract(ctx: Ctx, a: OppArgs) -> ToolOutcome:
     delay = buyers.latency(ctx, signer, "contract") + 2 * HOURS_PER_DAY if signer else 2 * HOURS_PER_DAY
     ctx.emit("contract_sent", "agent", {"opportunity_id": opp.id})
     buyers.schedule(ctx, delay, "contract_answer", "buyer", opportunity_id=opp.id)
-    return done({"contract": "sent for signature"}, 0.5)
+    return done({"contract": "sent for signature"}, "send_contract")
 
 
 def update_crm(ctx: Ctx, a: CrmArgs) -> ToolOutcome:
     opp = opportunity(ctx, a.opportunity_id, open_only=False)
+    names = {name for name, _ in ctx.state.crm[opp.id].fields} | {f.name for f in a.fields}
+    if len(names) > MAX_CRM_FIELDS:
+        raise ToolError(
+            f"a CRM record keeps at most {MAX_CRM_FIELDS} fields; {opp.id} would have {len(names)} "
+            "(overwrite an existing field instead)"
+        )
     ctx.emit(
         "crm_updated",
         "agent",
@@ -585,19 +624,13 @@ def update_crm(ctx: Ctx, a: CrmArgs) -> ToolOutcome:
             "next_step": a.next_step,
         },
     )
-    return done({"crm": "updated"}, 0.1)
+    return done({"crm": "updated"}, "update_crm")
 
 
 def disqualify(ctx: Ctx, a: DisqualifyArgs) -> ToolOutcome:
     opp = opportunity(ctx, a.opportunity_id)
     ctx.emit("opportunity_disqualified", "agent", {"opportunity_id": opp.id, "reason": a.reason})
-    if opp.viable:
-        ctx.emit(
-            "violation_recorded",
-            "verifier",
-            {"kind": "premature_disqualification", "opportunity_id": opp.id, "penalty": round(0.3 * opp.true_value, 3)},
-        )
-    return done({"disqualified": opp.id}, 0.25)
+    return done({"disqualified": opp.id}, "disqualify")
 
 
 def wait(ctx: Ctx, a: WaitArgs) -> ToolOutcome:
@@ -607,23 +640,28 @@ def wait(ctx: Ctx, a: WaitArgs) -> ToolOutcome:
         hours = a.hours
     elif a.until == "next_week":
         hours = (week_of(ctx.now) + 1) * HOURS_PER_WEEK - ctx.now
-    else:
+    else:  # until the first thing the seller will see happen, or the next meeting or booking, at most a week
         due = [t for t in _upcoming(ctx) if t > ctx.now]
-        hours = min(due) - ctx.now if due else HOURS_PER_WEEK
+        hours = min([*due, ctx.now + HOURS_PER_WEEK]) - ctx.now
     hours = max(0.01, round(hours, 4))
-    return ToolOutcome({"waited_hours": round(hours, 2)}, hours, {"seller": 0.0})
+    return ToolOutcome({"waited": a.until or "hours"}, hours, {"seller": 0.0}, until_public=a.until == "next_event")
 
 
 def _upcoming(ctx: Ctx) -> list[float]:
-    """Times something will happen: the next buyer response, accepted meetings, booking starts."""
-    head = ctx.state.scheduler.peek()
-    times = [head.due] if head is not None else []
-    times += [m.start for m in live_meetings(ctx.state, ctx.now) if m.accepted and not m.discovery_done]
+    """Times the seller knows something of theirs starts: accepted meetings and bookings. (When a buyer will
+    answer is the buyer's secret: waiting for it ends at the answer, whenever that comes.)"""
+    times = [m.start for m in live_meetings(ctx.state, ctx.now) if m.accepted and not m.discovery_done]
     times += [b.start for b in live_bookings(ctx.state, ctx.now)]
     return times
 
 
 T = ToolSpec
+
+
+def hours(tool: str) -> str:
+    return f"{TOOL_HOURS[tool]:g} h"
+
+
 TOOLS: ToolBox[Ctx] = ToolBox(
     [
         T(
@@ -632,7 +670,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "meetings, bookings, terms), or with no id the whole portfolio table.",
             ViewArgs,
             view_opportunity,
-            "0.05 h",
+            hours("view_opportunity"),
             writes=False,
             failure_modes=("unknown opportunity id",),
         ),
@@ -642,7 +680,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "messages that reference them are relevant to the people who care.",
             AccountArgs,
             research_account,
-            "1.5 h (0.25 h if already researched)",
+            f"{hours('research_account')} ({RESEARCH_AGAIN_HOURS:g} h if already researched)",
             side_effects="keywords become usable for relevance",
             failure_modes=("unknown account id",),
         ),
@@ -652,7 +690,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "not always, reflect authority.",
             OppArgs,
             find_stakeholders,
-            "1 h",
+            hours("find_stakeholders"),
             side_effects="stakeholders become contactable",
             failure_modes=("unknown or closed opportunity",),
         ),
@@ -662,7 +700,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "keywords matching their pains) get answers, spamming the same person hurts.",
             MessageArgs,
             send_message,
-            "0.25 h",
+            hours("send_message"),
             side_effects="may schedule a reply (buyer_reply evidence)",
             failure_modes=("stakeholder not found yet", "stakeholder left the company", "deal closed"),
         ),
@@ -672,7 +710,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "evidence. Hold discovery in an accepted meeting.",
             MeetingArgs,
             schedule_meeting,
-            "0.5 h",
+            hours("schedule_meeting"),
             side_effects="schedules answers (meeting_acceptance evidence)",
             failure_modes=("unknown invitee",),
         ),
@@ -683,7 +721,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "the buyer notices).",
             BookArgs,
             book_resource,
-            "0.1 h",
+            hours("book_resource"),
             resource_cost="the booked hours of that team",
             failure_modes=("lead time not met", "capacity exhausted that week", "unknown booking"),
         ),
@@ -693,17 +731,18 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "approvals, budget band; the right people may confirm budget or sponsor the deal.",
             MeetingIdArgs,
             run_discovery,
-            "1.5 h",
+            hours("run_discovery"),
             side_effects="may create budget_confirmation / authorised_sponsor / disqualification_reason evidence",
             failure_modes=("meeting not started", "nobody accepted", "already done"),
         ),
         T(
             "run_technical_evaluation",
-            "Start a technical evaluation using a started SE booking. The buyer reports in "
-            "about 3 days; fit, SE hours and goodwill raise the odds, competitors lower them.",
+            f"Start a technical evaluation using a started SE booking (at least {MIN_BOOKING_HOURS['tech_eval']:g} h). "
+            "The buyer reports in about 3 days; fit, goodwill and every SE hour booked raise the odds, competitors "
+            "lower them.",
             BookingUseArgs,
             run_technical_evaluation,
-            "1 h",
+            hours("run_technical_evaluation"),
             resource_cost="consumes the SE booking",
             side_effects="may create technical_success evidence",
             failure_modes=("no usable SE booking", "already running"),
@@ -714,7 +753,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "pains they care about (use researched or discovered keywords).",
             CaseArgs,
             build_business_case,
-            "3 h",
+            hours("build_business_case"),
         ),
         T(
             "propose_action_plan",
@@ -722,7 +761,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "when the sponsor is willing and the date fits their real deadline.",
             PlanArgs,
             propose_action_plan,
-            "1 h",
+            hours("propose_action_plan"),
             side_effects="may create mutual_action_plan evidence",
         ),
         T(
@@ -731,7 +770,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "management approval first (escalate) or count as unauthorised.",
             PriceArgs,
             send_proposal,
-            "2 h",
+            hours("send_proposal"),
             side_effects="the buyer accepts or counters later",
         ),
         T(
@@ -739,26 +778,29 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "Make a new offer (discount) after a proposal. The buyer accepts or counters later.",
             PriceArgs,
             negotiate,
-            "1 h",
+            hours("negotiate"),
             failure_modes=("no proposal yet",),
         ),
         T(
             "request_approval",
-            "Start a buyer-side security, legal or procurement review using a started booking of "
-            "your SE, legal or procurement desk. Procurement after agreed terms approves the final terms.",
+            "Start a buyer-side security, legal or procurement review using a started booking (at least "
+            f"{MIN_BOOKING_HOURS['review']:g} h) of your SE, legal or procurement desk; more hours make approval "
+            "likelier, a thin review comes back with changes. Procurement after agreed terms approves the final terms.",
             ApprovalArgs,
             request_approval,
-            "0.5 h",
+            hours("request_approval"),
             resource_cost="consumes the booking",
             side_effects="may create security/legal/procurement_approval evidence",
         ),
         T(
             "escalate",
-            "Ask management (needs a started management booking) to approve a discount or to join as "
-            "executive sponsor.",
+            "Ask management to approve a discount above your authority (needs a started management booking of "
+            f"at least {MIN_BOOKING_HOURS['discount_approval']:g} h) or to join as executive sponsor (at least "
+            f"{MIN_BOOKING_HOURS['executive_sponsor']:g} h). Management weighs the deal: how far it is verified, "
+            "whether a business case addresses the buyer's pains, competitive pressure; it never goes above 35%.",
             EscalateArgs,
             escalate,
-            "0.5 h",
+            hours("escalate"),
             resource_cost="consumes the management booking",
         ),
         T(
@@ -767,7 +809,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "and the buyer is ready; otherwise it stalls.",
             OppArgs,
             send_contract,
-            "0.5 h",
+            hours("send_contract"),
             side_effects="may create contract_signature evidence",
         ),
         T(
@@ -776,21 +818,21 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "changes verified milestones.",
             CrmArgs,
             update_crm,
-            "0.1 h",
+            hours("update_crm"),
         ),
         T(
             "disqualify",
             "Drop an opportunity that cannot close, freeing capacity. Dropping a viable deal is penalised.",
             DisqualifyArgs,
             disqualify,
-            "0.25 h",
+            hours("disqualify"),
             side_effects="the opportunity becomes terminal",
         ),
         T(
             "wait",
-            "Let time pass: a number of business hours, until the next event (a buyer response, an accepted "
-            "meeting or a booking starting), or until Monday. The only tool available when this week's seller "
-            "hours are used up.",
+            "Let time pass: a number of business hours; or until the next event (the first new item in your "
+            "inbox, an accepted meeting or a booking starting, at most a week); or until Monday. The only tool "
+            "available when this week's seller hours are used up.",
             WaitArgs,
             wait,
             "the hours waited",

@@ -2,11 +2,20 @@
 
 It re-checks every evidence proof and that the source is a member of that deal's buying committee, then
 applies the milestone rules (``milestones.reached``). CRM records, messages and tool arguments are never
-read, so nothing the seller writes can change the score. Primary metric: verified value-weighted
-milestone advances (plus credit for correctly dropped deals, minus anti-gaming penalties) per 100
-*constrained* seller hours, i.e. the seller hours the territory made available over the horizon, so working
-fewer hours is not a way to win. An advance is weighted by the deal's *attainable* value: a deal that
-cannot close is worth nothing however far its paperwork gets, so working it instead of dropping it loses.
+read, so nothing the seller writes can change the score.
+
+Primary metric (docs/reward.md): per 100 *constrained* seller hours (the hours the territory made available,
+so working fewer hours is not a way to win),
+
+    Σ_o w(top_o) · attainable_o · price_o  +  dq_credit · Σ_{backed drops} value_o · (1 − t_drop / horizon)
+    − Σ penalties
+
+- ``attainable_o`` is the deal's true value if it can close, else 0: paperwork on a dead deal is worth nothing.
+- ``price_o`` is 1 − the discount on the final terms for Commit and Closed (the procurement approval of the
+  final terms, the signature), 1 below them: a deeper discount lowers the score for the same progress.
+- A drop earns the credit only when the buyer's own disqualification reason was on record before it, scaled by
+  the share of the horizon it freed; dropping without the buyer's reason earns nothing and costs only what the
+  deal could still have earned (no penalty reads hidden viability).
 """
 
 from __future__ import annotations
@@ -14,12 +23,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from salesgym.core.clock import HOURS_PER_DAY, HOURS_PER_WEEK
 from salesgym.core.events import EventLog
-from salesgym.core.evidence import Evidence, EvidenceType, Verifier
-from salesgym.envs.territory.milestones import MILESTONES, reached
-from salesgym.envs.territory.reward import RewardConfig
-from salesgym.envs.territory.world import TerritoryWorld
+from salesgym.core.evidence import Evidence, Verifier
+from salesgym.envs.territory.calendar import HOURS_PER_DAY, HOURS_PER_WEEK, day_of
+from salesgym.envs.territory.contract import MILESTONES
+from salesgym.envs.territory.evidence import EvidenceType
+from salesgym.envs.territory.milestones import final_discount, reached
+from salesgym.envs.territory.world import Opportunity, TerritoryWorld
+
+# The benchmark's metric (fixed: a training run may reshape its reward, never the score).
+MILESTONE_WEIGHTS = (0.0, 0.05, 0.15, 0.30, 0.45, 0.60, 0.80, 1.0)
+DQ_CREDIT = 0.10  # share of a deal's value credited for dropping it on the buyer's reason, at the start
+PENALTY = {"unauthorised_discount": 0.05}  # share of the deal's value each violation costs
 
 READ = frozenset(
     (
@@ -38,16 +53,22 @@ def constrained_hours(world: TerritoryWorld) -> float:
     return world.capacity["seller"] * world.horizon / HOURS_PER_WEEK
 
 
-def primary_ceiling(world: TerritoryWorld, cfg: RewardConfig) -> float:
-    """The most any seller could score here: every viable deal closed, every other one dropped, no penalty.
-    Where a good heuristic comes close to it (small territories over long horizons), no policy has headroom."""
+def primary_ceiling(world: TerritoryWorld) -> float:
+    """The most any seller could score here: every viable deal closed at list price, every other one dropped on
+    the buyer's reason at the start, no penalty. Where a good heuristic comes close to it, no policy has
+    headroom."""
     closable = sum(o.true_value for o in world.opportunities.values() if o.viable)
     droppable = sum(o.true_value for o in world.opportunities.values() if not o.viable)
-    best = (cfg.weights[-1] - cfg.weights[0]) * closable + cfg.dq_credit * droppable
-    return 100.0 * best / constrained_hours(world)
+    return 100.0 * (MILESTONE_WEIGHTS[-1] * closable + DQ_CREDIT * droppable) / constrained_hours(world)
 
 
-def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardConfig) -> dict[str, Any]:
+def closable_at(world: TerritoryWorld, opp: Opportunity, t: float) -> bool:
+    """Whether the deal could still have closed in this episode from time ``t``: it is viable and neither its
+    decision deadline nor the horizon has passed (reported, never penalised)."""
+    return opp.viable and day_of(t) <= opp.deadline_day and t < world.horizon
+
+
+def score(world: TerritoryWorld, log: EventLog, verifier: Verifier) -> dict[str, Any]:
     ledger: dict[str, list[Evidence]] = {oid: [] for oid in world.opportunities}
     rejected = 0
     dropped: dict[str, float] = {}
@@ -72,8 +93,9 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardC
         elif kind == "opportunity_disqualified" and e.actor == "agent":
             dropped.setdefault(e.payload["opportunity_id"], e.time)
         elif kind == "violation_recorded":
-            violations[e.payload["kind"]] += 1
-            penalties += float(e.payload["penalty"])
+            what = e.payload["kind"]
+            violations[what] += 1
+            penalties += PENALTY[what] * world.opportunities[e.payload["opportunity_id"]].true_value
         elif kind == "invalid_action":
             invalid += 1
         elif kind == "episode_ended":
@@ -81,47 +103,55 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier, cfg: RewardC
 
     advances: Counter[str] = Counter()
     advance_value = 0.0
+    credit = 0.0
     milestones: dict[str, str] = {}
     closed_value = 0.0
     closed_days: list[float] = []
     discounts: list[float] = []
+    backed = forfeited = 0
     for oid, opp in world.opportunities.items():
-        times = reached(world, opp, ledger[oid])
-        if oid in dropped:  # nothing after the seller dropped the deal counts
-            times = [t for t in times if t <= dropped[oid]]
+        evidence = ledger[oid]
+        drop = dropped.get(oid)
+        if drop is not None:  # nothing after the seller dropped the deal counts
+            evidence = [e for e in evidence if e.timestamp <= drop]
+        times = reached(world, opp, evidence)
         top = len(times) - 1
         for k in range(1, top + 1):
             advances[MILESTONES[k]] += 1
-        advance_value += (cfg.weights[top] - cfg.weights[0]) * opp.attainable_value
-        milestones[oid] = "Disqualified" if oid in dropped else MILESTONES[top]
+        discount = final_discount(opp, evidence, top)
+        advance_value += MILESTONE_WEIGHTS[top] * opp.attainable_value * (1.0 - discount)
+        milestones[oid] = "Disqualified" if drop is not None else MILESTONES[top]
         if top == len(MILESTONES) - 1:
-            signed = min(
-                (e for e in ledger[oid] if e.type is EvidenceType.CONTRACT_SIGNATURE), key=lambda e: e.timestamp
-            )
-            discount = float(signed.claim.get("discount", 0.0))
             discounts.append(discount)
             closed_value += opp.true_value * (1.0 - discount)
             closed_days.append(times[-1] / HOURS_PER_DAY)
+        if drop is not None:
+            if any(e.type == EvidenceType.DISQUALIFICATION_REASON for e in evidence):
+                backed += 1
+                credit += DQ_CREDIT * opp.true_value * max(0.0, 1.0 - drop / world.horizon)
+            forfeited += closable_at(world, opp, drop)
 
     nonviable = {oid for oid, o in world.opportunities.items() if not o.viable}
-    correct = sorted(set(dropped) & nonviable)
-    premature = sorted(set(dropped) - nonviable)
-    dq_value = sum(world.opportunities[o].true_value for o in correct)
     constrained = constrained_hours(world)
     n = len(world.opportunities)
-    right_calls = len(correct) + sum(1 for o in world.opportunities if o not in nonviable and o not in dropped)
+    right_calls = len(set(dropped) & nonviable) + sum(1 for o in world.opportunities if o not in nonviable | set(dropped))
     return {
-        "primary": round(100.0 * (advance_value + cfg.dq_credit * dq_value - penalties) / constrained, 6),
-        "primary_ceiling": round(primary_ceiling(world, cfg), 6),
+        "primary": round(100.0 * (advance_value + credit - penalties) / constrained, 6),
+        "primary_ceiling": round(primary_ceiling(world), 6),
         "value_weighted_advances": round(advance_value, 4),
-        "disqualification_credit": round(cfg.dq_credit * dq_value, 4),
+        "disqualification_credit": round(credit, 4),
         "penalties": round(penalties, 4),
         "closed_value": round(closed_value, 4),
         "closed_count": len(closed_days),
         "win_rate": round(len(closed_days) / n, 6),
         "advances": {m: advances.get(m, 0) for m in MILESTONES[1:]},
         "milestones": milestones,
-        "disqualified": {"correct": len(correct), "premature": len(premature), "missed": len(nonviable - set(dropped))},
+        "disqualified": {
+            "backed": backed,  # dropped on the buyer's own reason (credited)
+            "unbacked": len(dropped) - backed,
+            "still_closable": forfeited,  # viable and inside its deadline when dropped: value forfeited
+            "missed": len(nonviable - set(dropped)),  # dead deals never dropped
+        },
         "disqualification_accuracy": round(right_calls / n, 6),
         "cycle_time_days": round(sum(closed_days) / len(closed_days), 4) if closed_days else None,
         "mean_discount": round(sum(discounts) / len(discounts), 6) if discounts else None,

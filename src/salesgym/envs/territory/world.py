@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from salesgym.core.clock import Scheduled
 from salesgym.core.state import to_plain
+from salesgym.envs.territory.calendar import HOURS_PER_DAY
 from salesgym.envs.territory.catalog import FamilySpec
 
 GENERATOR_VERSION = "territory-gen/1"
@@ -84,8 +85,13 @@ class Opportunity(NamedTuple):
 
     @property
     def attainable_value(self) -> float:
-        """What advancing this deal is worth: its value if it can close, nothing if it cannot."""
+        """What advancing this deal is worth: its value if it can close, nothing if it cannot (hidden)."""
         return self.true_value if self.viable else 0.0
+
+    @property
+    def shown_value(self) -> float:
+        """The public value estimate: the midpoint of the value band (what the reward weighs a deal by)."""
+        return (self.value_band[0] + self.value_band[1]) / 2
 
     def public(self) -> dict[str, Any]:
         return {
@@ -153,11 +159,17 @@ class TerritoryWorld:
         return {"generator": GENERATOR_VERSION, "seed": self.seed, "family": self.family, "template": self.template}
 
     def public(self) -> dict[str, Any]:
+        return {**self.provenance, **self.facts}
+
+    @property
+    def facts(self) -> dict[str, Any]:
+        """What the seller knows about the territory from the start (``data["territory"]`` of every
+        observation): its size, horizon, weekly hours of each team, booking lead times, discount authority."""
         return {
-            **self.provenance,
             "n_opportunities": self.n_opportunities,
             "horizon_days": self.horizon_days,
-            "capacity": dict(self.capacity),
+            "business_days": int(self.horizon // HOURS_PER_DAY),
+            "capacity_per_week": dict(self.capacity),
             "lead_days": dict(self.lead_days),
             "discount_authority": self.discount_authority,
         }

@@ -209,6 +209,6 @@ FAMILY = FamilySpec(
     nonviable_rate=0.2,
     competitors=("Bastionix", "Vigilor", "Ironveil", "Watchgrid", "Keystrata"),
     competitor_rate=0.65,
-    capacity={"se": 20.0, "legal": 8.0},
+    capacity={"se": 12.0, "legal": 4.0},
     templates=TEMPLATES,
 )

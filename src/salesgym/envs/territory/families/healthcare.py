@@ -210,6 +210,6 @@ FAMILY = FamilySpec(
     nonviable_rate=0.22,
     competitors=("Caretrellis", "Medivane", "Clinexa", "Pulsebridge"),
     competitor_rate=0.45,
-    capacity={"legal": 5.0},
+    capacity={"legal": 4.0},
     templates=TEMPLATES,
 )

@@ -7,9 +7,9 @@ disqualification.
 
 from __future__ import annotations
 
-from salesgym.agents.memory import QUARTER_END_DAY, Deal
-from salesgym.agents.playbook import Style
-from salesgym.agents.seller import ScriptedSeller
+from salesgym.agents.territory.memory import Deal, quarter_end_day
+from salesgym.agents.territory.playbook import Style
+from salesgym.agents.territory.seller import ScriptedSeller
 
 
 class EarliestDeadline(ScriptedSeller):
@@ -17,4 +17,4 @@ class EarliestDeadline(ScriptedSeller):
     style = Style(disqualify=False, warm_economic_buyer=False, follow_up=False)
 
     def order(self, deals: list[Deal]) -> list[Deal]:
-        return sorted(deals, key=lambda d: (QUARTER_END_DAY.get(d.target, 10**6), -d.value_mid, d.id))
+        return sorted(deals, key=lambda d: (quarter_end_day(d.target) or 10**6, -d.value_mid, d.id))

@@ -14,28 +14,23 @@ the policies' business, not this module's.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from salesgym.agents.base import Action, call
-from salesgym.agents.memory import (
+from salesgym.agents.territory.memory import Booking, Deal, Person, SellerMemory
+from salesgym.envs.territory.contract import (
     APPROVAL_RESOURCE,
+    HOURS_PER_DAY,
     MILESTONES,
-    QUARTER_END_DAY,
-    Booking,
-    Deal,
-    Person,
-    SellerMemory,
+    MIN_BOOKING_HOURS,
+    TOOL_HOURS,
+    quarter_end_day,
 )
-from salesgym.core.clock import HOURS_PER_DAY
 
-AUTHORITY_MIN = 0.65
 SENIOR = ("chief", "cfo", "coo", "cio", "ciso", "secretary", "city manager", "agency director", "vp ")
 MIDDLE = ("director", "head", "vp", "principal", "officer", "counsel")
-HOURS = {"view_opportunity": 0.05, "research_account": 1.5, "find_stakeholders": 1.0, "send_message": 0.25,
-         "schedule_meeting": 0.5, "book_resource": 0.1, "run_discovery": 1.5, "run_technical_evaluation": 1.0,
-         "build_business_case": 3.0, "propose_action_plan": 1.0, "send_proposal": 2.0, "negotiate": 1.0,
-         "request_approval": 0.5, "escalate": 0.5, "send_contract": 0.5, "update_crm": 0.1, "disqualify": 0.25}
 
 
 @dataclass(frozen=True)
@@ -46,7 +41,7 @@ class Move:
 
     @property
     def hours(self) -> float:
-        return HOURS.get(self.action["tool"], 0.0)
+        return TOOL_HOURS.get(self.action["tool"], 0.0)
 
 
 @dataclass(frozen=True)
@@ -57,6 +52,10 @@ class Style:
     warm_economic_buyer: bool = True  # executive-sponsor call / business case when the EB will not sponsor
     opening_discount: float = 0.10
     se_hours: float = 6.0
+    review_hours: float = 2.0  # hours booked for a buyer's security, legal or procurement review
+    # with these set, book as many of the wanted hours as a week has free, down to this many (0: exactly)
+    se_hours_least: float = 0.0
+    review_hours_least: float = 0.0
     requalify_days: int = 3  # business days between discovery meetings until qualified
     early_evaluation: bool = True  # book the SE as soon as someone engaged (SE hours are not seller hours)
     follow_up: bool = True  # a second, warmer message to the economic buyer once the champion engaged
@@ -101,13 +100,16 @@ class Playbook:
         return True
 
     def deadline_day(self, deal: Deal) -> int:
-        return QUARTER_END_DAY.get(deal.target, 10**6)
+        return quarter_end_day(deal.target) or 10**6
 
     def discount_to_offer(self, deal: Deal) -> float:
         return self.style.opening_discount
 
     def se_hours(self, deal: Deal) -> float:
         return self.style.se_hours + 2.0 * deal.tech_failures
+
+    def review_hours(self, deal: Deal, kind: str) -> float:
+        return self.style.review_hours
 
     def meeting_day_offset(self, deal: Deal) -> int:
         return 1 if self.mem.now % HOURS_PER_DAY < 4 else 2
@@ -241,7 +243,8 @@ class Playbook:
             return None
         if (not deal.exec_sponsor and "escalation" not in deal.pending and deal.agreed is not None) or \
                 (not deal.exec_sponsor and deal.offered is None and "escalation" not in deal.pending):
-            move = self._with_booking(deal, "management", 0.5, lambda b: call(
+            need = MIN_BOOKING_HOURS["executive_sponsor"]
+            move = self._with_booking(deal, "management", need, min_hours=need, use=lambda b: call(
                 "escalate", opportunity_id=deal.id, purpose="executive_sponsor", discount_pct=None, booking_id=b.id))
             if move is not None:
                 return move
@@ -260,7 +263,8 @@ class Playbook:
         if deal.tech_failures >= 3:
             return None
         return self._with_booking(deal, "se", self.se_hours(deal), lambda b: call(
-            "run_technical_evaluation", opportunity_id=deal.id, booking_id=b.id), min_hours=2.0)
+            "run_technical_evaluation", opportunity_id=deal.id, booking_id=b.id), min_hours=MIN_BOOKING_HOURS["tech_eval"],
+            least=self.style.se_hours_least or None)
 
     def _approvals(self, deal: Deal) -> Move | None:
         if self.capped(deal):
@@ -270,7 +274,8 @@ class Playbook:
                 continue
             def review(b: Booking, k: str = kind) -> Action:
                 return call("request_approval", opportunity_id=deal.id, kind=k, booking_id=b.id)
-            move = self._with_booking(deal, APPROVAL_RESOURCE[kind], 2.0, review, min_hours=1.0)
+            move = self._with_booking(deal, APPROVAL_RESOURCE[kind], self.review_hours(deal, kind), review,
+                                      min_hours=MIN_BOOKING_HOURS["review"], least=self.style.review_hours_least or None)
             if move is not None:
                 return move
         return None
@@ -300,8 +305,9 @@ class Playbook:
             return Move(deal.id, call("negotiate", opportunity_id=deal.id, discount_pct=round(100 * deal.asked, 1)),
                         "meet the buyer's counter within authority")
         asked = deal.asked
-        if asked <= 0.35 and "escalation" not in deal.pending:
-            return self._with_booking(deal, "management", 0.5, lambda b: call(
+        if asked < deal.mgmt_refused - 1e-9 and "escalation" not in deal.pending:
+            need = MIN_BOOKING_HOURS["discount_approval"]
+            return self._with_booking(deal, "management", need, min_hours=need, use=lambda b: call(
                 "escalate", opportunity_id=deal.id, purpose="discount", discount_pct=round(100 * asked, 1),
                 booking_id=b.id))
         return None
@@ -319,7 +325,8 @@ class Playbook:
     def _final_terms(self, deal: Deal) -> Move | None:
         if deal.agreed is None or deal.final_terms_approved or "approval:procurement" in deal.pending:
             return None
-        return self._with_booking(deal, "procurement", 1.0, lambda b: call(
+        return self._with_booking(deal, "procurement", self.review_hours(deal, "procurement"),
+                                  least=self.style.review_hours_least or None, use=lambda b: call(
             "request_approval", opportunity_id=deal.id, kind="procurement", booking_id=b.id))
 
     def _contract(self, deal: Deal) -> Move | None:
@@ -331,28 +338,41 @@ class Playbook:
 
     # -- bookings ----------------------------------------------------------------------------------------
     def _with_booking(
-        self, deal: Deal, resource: str, hours: float, use: Callable[[Booking], Action], min_hours: float = 0.5
+        self,
+        deal: Deal,
+        resource: str,
+        hours: float,
+        use: Callable[[Booking], Action],
+        min_hours: float = 0.5,
+        least: float | None = None,
     ) -> Move | None:
-        """Use a started booking of ``resource`` (``use(booking)``), or book one with the lead time."""
+        """Use a started booking of ``resource`` (``use(booking)``), or book one with the lead time: ``hours``
+        if a week has them free, else as much as the first week with at least ``least`` free (default: exactly
+        ``hours``)."""
         b = self.mem.usable_booking(deal, resource, min_hours)
         if b is not None:
             return Move(deal.id, use(b), f"use the {resource} booking")
         if self.mem.future_booking(deal, resource) is not None:
             return None
-        start = self.free_day(resource, hours)
-        if start is None:
+        slot = self.free_slot(resource, hours, hours if least is None else least)
+        if slot is None:
             return None
-        return Move(deal.id, call("book_resource", opportunity_id=deal.id, resource=resource, hours=hours,
+        start, amount = slot
+        return Move(deal.id, call("book_resource", opportunity_id=deal.id, resource=resource, hours=amount,
                                   start_in_days=start, cancel_booking_id=None), f"book {resource} with lead time")
 
-    def free_day(self, resource: str, hours: float) -> int | None:
-        """The first business-day offset, respecting lead time, whose week still has ``hours`` of ``resource``."""
+    def free_slot(self, resource: str, hours: float, least: float) -> tuple[int, float] | None:
+        """The first business-day offset, respecting lead time, whose week still has ``least`` hours of
+        ``resource`` free, and how many of the wanted ``hours`` to book there."""
         lead = self.mem.lead_days.get(resource, 3)
+        weekly = self.mem.full_capacity.get(resource, 0.0)
+        hours, least = min(hours, weekly), min(least, weekly)  # no booking can be larger than a week's hours
         for offset in range(lead, lead + 11):
             day = self.mem.day + offset
             if day * HOURS_PER_DAY >= self.mem.horizon:
                 return None
-            if self.mem.booked_hours(resource, day // 5) + hours <= self.mem.full_capacity.get(resource, 0.0) + 1e-9:
-                return offset
+            free = weekly - self.mem.booked_hours(resource, day // 5)
+            if free + 1e-9 >= least:
+                return offset, float(min(hours, max(least, math.floor(free * 2 + 1e-9) / 2)))  # half hours
         return None
 

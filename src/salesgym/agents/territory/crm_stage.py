@@ -9,9 +9,9 @@ spreads itself over every deal that has something to do.
 from __future__ import annotations
 
 from salesgym.agents.base import call
-from salesgym.agents.memory import CRM_STAGES, Deal
-from salesgym.agents.playbook import Move, Style
-from salesgym.agents.seller import ScriptedSeller
+from salesgym.agents.territory.memory import CRM_STAGES, Deal
+from salesgym.agents.territory.playbook import Move, Style
+from salesgym.agents.territory.seller import ScriptedSeller
 
 STAGE_FOR_MILESTONE = (
     "Prospecting", "Discovery", "Qualified", "Solution", "Proposal", "Negotiation", "Commit", "Commit",

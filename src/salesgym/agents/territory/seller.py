@@ -13,9 +13,9 @@ import json
 from typing import Any
 
 from salesgym.agents.base import Action, Policy, wait
-from salesgym.agents.memory import Deal, SellerMemory
-from salesgym.agents.playbook import Move, Playbook, Style
-from salesgym.core.clock import HOURS_PER_WEEK
+from salesgym.agents.territory.memory import Deal, SellerMemory
+from salesgym.agents.territory.playbook import Move, Playbook, Style
+from salesgym.envs.territory.calendar import HOURS_PER_WEEK
 
 RETRY_AFTER_H = 8.0  # a refused call may be tried again after this many business hours
 MAX_INVALID = 30  # past this many refusals, only wait (the environment's ceiling is higher)

@@ -9,31 +9,26 @@ who engaged, who left), researched and discovered keywords, meetings, bookings, 
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from salesgym.core.clock import DAYS_PER_WEEK, HOURS_PER_DAY, HOURS_PER_WEEK, START_DATE
+from salesgym.envs.territory.contract import (
+    APPROVAL_RESOURCE,
+    BOOKING_USABLE_DAYS,
+    CRM_STAGES,
+    DISQUALIFIED,
+    HOURS_PER_DAY,
+    HOURS_PER_WEEK,
+    MILESTONES,
+    day_of,
+    hours_of,
+    quarter_end_day,
+)
 
-MILESTONES = ("Identified", "Engaged", "Qualified", "Validated", "Mobilised", "Commercial", "Commit", "Closed")
-CRM_STAGES = ("Prospecting", "Discovery", "Qualified", "Solution", "Proposal", "Negotiation", "Commit")
-LEAD_DAYS = {"se": 2, "legal": 5, "procurement": 3, "management": 3}  # defaults; errors correct them
-APPROVAL_RESOURCE = {"security": "se", "legal": "legal", "procurement": "procurement"}
-QUARTER_END_DAY = {"Q1 2027": 64, "Q2 2027": 129, "Q3 2027": 194}  # last business day of each quarter
+__all__ = ["APPROVAL_RESOURCE", "CRM_STAGES", "MILESTONES", "Booking", "Deal", "Meeting", "Person", "SellerMemory",
+           "hours_of", "quarter_end_day"]
 
-
-def hours_of(stamp: str) -> float:
-    """Invert the environment's ``stamp`` (``'Tue 2027-01-05 11:00'``) to business hours since the start."""
-    parts = stamp.split()
-    date = dt.date.fromisoformat(parts[1])
-    weeks, weekday = divmod((date - START_DATE).days, 7)
-    hour, minute = (int(x) for x in parts[2].split(":")) if len(parts) > 2 else (9, 0)
-    return (weeks * DAYS_PER_WEEK + min(weekday, DAYS_PER_WEEK - 1)) * HOURS_PER_DAY + hour - 9 + minute / 60
-
-
-def day_of(hours: float) -> int:
-    return int(hours // HOURS_PER_DAY)
+USABLE_HOURS = BOOKING_USABLE_DAYS * HOURS_PER_DAY
 
 
 @dataclass
@@ -97,6 +92,7 @@ class Deal:
     asked: float | None = None
     agreed: float | None = None
     mgmt_approved: float = 0.0
+    mgmt_refused: float = 1.0  # the smallest discount management refused
     exec_sponsor: bool = False
     business_case: bool = False
     tech_failures: int = 0
@@ -142,13 +138,12 @@ class SellerMemory:
         self.now = 0.0
         self.days_left = 0
         self.horizon = 0.0
-        self.capacity: dict[str, float] = {}
-        self.full_capacity: dict[str, float] = {}  # weekly hours per resource, read at the first observation
+        self.capacity: dict[str, float] = {}  # hours left this week per resource
+        self.full_capacity: dict[str, float] = {}  # weekly hours per resource (the territory's facts)
         self.deals: dict[str, Deal] = {}
         self.keywords: dict[str, list[str]] = {}  # account id -> researched keywords
-        self.lead_days = dict(LEAD_DAYS)
-        self.authority = 0.15
-        self.hours_exhausted = False
+        self.lead_days: dict[str, int] = {}
+        self.authority = 0.0
         self.invalid = 0
         self.last_error = ""
         self.inbox_log: list[dict[str, Any]] = []
@@ -166,6 +161,10 @@ class SellerMemory:
     def seller_left(self) -> float:
         return self.capacity.get("seller", 0.0)
 
+    @property
+    def hours_exhausted(self) -> bool:
+        return self.seller_left() <= 0
+
     # -- observations ----------------------------------------------------------------------------------
     def observe(self, observation: dict[str, Any]) -> list[dict[str, Any]]:
         """Fold one observation; returns its new inbox items."""
@@ -175,10 +174,11 @@ class SellerMemory:
         self.days_left = int(t.get("days_left", self.days_left))
         self.horizon = (self.day + self.days_left) * HOURS_PER_DAY
         self.capacity = dict(data.get("capacity_left", self.capacity))
-        if not self.full_capacity:
-            self.full_capacity = dict(self.capacity)
-        if self.seller_left() > 0:
-            self.hours_exhausted = False
+        facts = data.get("territory")
+        if facts and not self.full_capacity:  # the territory's fixed facts, read once
+            self.full_capacity = dict(facts["capacity_per_week"])
+            self.lead_days = dict(facts["lead_days"])
+            self.authority = float(facts["discount_authority"])
         for row in data.get("portfolio", {}).get("rows", []):
             self._row(row)
         inbox = list(data.get("inbox", []))
@@ -192,7 +192,7 @@ class SellerMemory:
         if deal is None:
             deal = self.deals[oid] = Deal(oid, account, "", float(low), float(high), str(target))
         deal.crm_stage = str(crm)
-        if milestone == "Disqualified":
+        if milestone == DISQUALIFIED:
             deal.status = "disqualified"
         elif milestone in MILESTONES:
             if milestone != deal.milestone:
@@ -202,79 +202,75 @@ class SellerMemory:
             if milestone == "Closed":
                 deal.status = "closed"
 
-    def _person_by_name(self, deal: Deal, text: str) -> Person | None:
-        return next((p for p in deal.people.values() if p.name and p.name in text), None)
-
     def _inbox(self, item: dict[str, Any]) -> None:
+        """Fold one inbox item from its typed fields (``contract.INBOX_FIELDS``); the text is for people."""
         self.inbox_log.append(item)
         deal = self.deals.get(item.get("opportunity_id", ""))
         if deal is None:
             return
-        kind, sender, text = item.get("kind", ""), item.get("from", ""), item.get("text", "")
+        kind, sender, decision = item.get("kind"), item.get("from", ""), item.get("decision")
+        evidence = item.get("evidence")
+        if evidence:
+            deal.evidence.append((evidence, sender))
         who = deal.people.get(sender)
         if kind == "reply" and who is not None:
             who.engaged, who.replied = True, who.replied + 1
-            deal.evidence.append(("buyer_reply", sender))
-        elif kind in ("meeting_accepted", "meeting_declined"):
-            m = re.search(r"meeting (m\d+)", text)
-            meeting = deal.meetings.get(m.group(1)) if m else None
+        elif kind == "meeting_answer":
+            meeting = deal.meetings.get(item.get("meeting_id") or "")
             if meeting is not None:
-                (meeting.accepted if kind == "meeting_accepted" else meeting.declined).append(sender)
-            if kind == "meeting_accepted" and who is not None:
+                (meeting.accepted if decision == "accepted" else meeting.declined).append(sender)
+            if decision == "accepted" and who is not None:
                 who.engaged = True
-                deal.evidence.append(("meeting_acceptance", sender))
         elif kind == "tech_eval":
             deal.pending.discard("tech_eval")
-            if "succeeded" in text:
+            if decision == "passed":
                 deal.tech_success = True
-                deal.evidence.append(("technical_success", sender))
             else:
                 deal.tech_failures += 1
         elif kind == "action_plan":
             deal.pending.discard("action_plan")
-            if "agree" in text and "declined" not in text:
+            if decision == "agreed":
                 deal.plan_agreed = True
-                deal.evidence.append(("mutual_action_plan", sender))
             else:
-                deal.plan_declines.append("dates" if "dates" in text else "not ready")
+                deal.plan_declines.append(str(item.get("reason")))
         elif kind == "approval":
-            approval = text.split()[0].lower() if text else ""
+            approval = str(item.get("approval"))
             deal.pending.discard(f"approval:{approval}")
-            approved = "approved" in text
             if deal.approvals.get(approval) != "approved":
-                deal.approvals[approval] = "approved" if approved else "changes"
-            if approved:
-                deal.evidence.append((f"{approval}_approval", sender))
-                if approval == "procurement" and deal.agreed is not None:
-                    deal.final_terms_approved = True
+                deal.approvals[approval] = "approved" if decision == "approved" else "changes"
+            if decision == "approved" and approval == "procurement" and item.get("discount_pct") is not None:
+                deal.final_terms_approved = True
         elif kind == "terms":
             deal.pending.discard("terms")
-            m = re.search(r"(\d+)% discount", text)
-            pct = int(m.group(1)) / 100 if m else None
-            if text.startswith("We accept"):
-                deal.agreed, deal.asked = (pct if pct is not None else deal.offered), None
-            elif pct is not None:
-                deal.asked = pct
+            pct = item.get("discount_pct")
+            frac = None if pct is None else float(pct) / 100
+            if decision == "agreed":
+                deal.agreed, deal.asked = (frac if frac is not None else deal.offered), None
+                if evidence:  # agreeing was the procurement sign-off on the final terms
+                    deal.final_terms_approved = True
+            elif frac is not None:
+                deal.asked = frac
         elif kind == "contract":
             deal.pending.discard("contract")
-            if "signed" in text:
+            if decision == "signed":
                 deal.status = "closed"
             else:
-                deal.contract_holds.append(text.split(":", 1)[-1].strip(" ."))
+                deal.contract_holds.append(str(item.get("reason")))
         elif kind == "escalation":
             deal.pending.discard("escalation")
-            m = re.search(r"approved a discount up to (\d+)%", text)
-            if m:
-                deal.mgmt_approved = max(deal.mgmt_approved, int(m.group(1)) / 100)
-            if "executive met" in text:
+            if decision == "approved" and item.get("discount_pct") is not None:
+                deal.mgmt_approved = max(deal.mgmt_approved, float(item["discount_pct"]) / 100)
+            elif decision == "refused" and item.get("discount_pct") is not None:
+                deal.mgmt_refused = min(deal.mgmt_refused, float(item["discount_pct"]) / 100)
+            elif decision == "met":
                 deal.exec_sponsor = True
         elif kind == "competitor":
             deal.competitor_moves += 1
         elif kind == "news":
-            if "freeze" in text:
+            if decision == "freeze":
                 deal.frozen = True
-            elif "left the company" in text:
-                person = self._person_by_name(deal, text)
+            elif decision == "left":
+                person = deal.people.get(item.get("stakeholder_id") or "")
                 if person is not None:
                     person.left = True
         elif kind == "milestone":
@@ -290,7 +286,6 @@ class SellerMemory:
         if result.get("status") != "ok":
             self._error(tool, args, str(out.get("error", "")))
             return
-        self.hours_exhausted = False
         oid = args.get("opportunity_id")
         deal = self.deals.get(oid) if isinstance(oid, str) else None
         if deal is not None:
@@ -300,41 +295,10 @@ class SellerMemory:
             handler(deal, args, out)
 
     def _error(self, tool: str, args: dict[str, Any], error: str) -> None:
+        """A refused call: counted and remembered (the seller does not repeat it soon). Nothing is read from the
+        reason's wording: what the seller needs to know arrives as typed data."""
         self.invalid += 1
         self.last_error = error
-        if "seller hours for this week are used up" in error:
-            self.hours_exhausted = True
-        m = re.search(r"(\w+) needs (\d+) business days' notice", error)
-        if m:
-            self.lead_days[m.group(1)] = int(m.group(2))
-        m = re.search(r"opportunity (o\d+) is (closed|disqualified)", error)
-        if m and m.group(1) in self.deals:
-            self.deals[m.group(1)].status = m.group(2)
-        m = re.search(r"\((\w+)\) has left the company|(\w+) has left the company", error)
-        sid = args.get("stakeholder_id")
-        if "left the company" in error and isinstance(sid, str):
-            for deal in self.deals.values():
-                if sid in deal.people:
-                    deal.people[sid].left = True
-        for sid in args.get("stakeholder_ids", []) or []:
-            if f"({sid}) has left" in error:
-                for deal in self.deals.values():
-                    if sid in deal.people:
-                        deal.people[sid].left = True
-        bid = args.get("booking_id")
-        if isinstance(bid, str) and ("lapsed" in error or "already" in error):
-            for deal in self.deals.values():
-                if bid in deal.bookings:
-                    deal.bookings[bid].status = "lapsed"
-        if "already running" in error or "already awaiting" in error or "already pending" in error:
-            oid = args.get("opportunity_id")
-            if isinstance(oid, str) and oid in self.deals:
-                process = {"run_technical_evaluation": "tech_eval", "propose_action_plan": "action_plan",
-                           "escalate": "escalation", "request_approval": f"approval:{args.get('kind')}"}.get(tool)
-                if process:
-                    self.deals[oid].pending.add(process)
-        if "contract is already out" in error and isinstance(args.get("opportunity_id"), str):
-            self.deals[args["opportunity_id"]].pending.add("contract")
 
     def _after_research_account(self, deal: Deal | None, args: dict[str, Any], out: dict[str, Any]) -> None:
         self.keywords[args["account_id"]] = list(out.get("keywords", []))
@@ -491,7 +455,7 @@ class SellerMemory:
     def usable_booking(self, deal: Deal, resource: str, min_hours: float = 0.5) -> Booking | None:
         for b in deal.bookings.values():
             if b.resource == resource and b.status == "booked" and b.hours >= min_hours and \
-                    b.start + 0.01 <= self.now <= b.start + 5 * HOURS_PER_DAY - 0.25:
+                    b.start + 0.01 <= self.now <= b.start + USABLE_HOURS - 0.25:
                 return b
         return None
 

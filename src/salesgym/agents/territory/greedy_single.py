@@ -8,9 +8,9 @@ waiting time that parallel deals would fill: a baseline for "capacity must be al
 
 from __future__ import annotations
 
-from salesgym.agents.memory import Deal
-from salesgym.agents.playbook import Move, Style
-from salesgym.agents.seller import ScriptedSeller
+from salesgym.agents.territory.memory import Deal
+from salesgym.agents.territory.playbook import Move, Style
+from salesgym.agents.territory.seller import ScriptedSeller
 
 PATIENCE_DAYS = 6
 

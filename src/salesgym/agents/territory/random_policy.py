@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from salesgym.agents.base import Action, call, wait
-from salesgym.agents.memory import CRM_STAGES, Deal
-from salesgym.agents.seller import MAX_INVALID, ScriptedSeller
+from salesgym.agents.territory.memory import CRM_STAGES, Deal
+from salesgym.agents.territory.seller import MAX_INVALID, ScriptedSeller
 
 TOOLS = {  # tool -> relative weight
     "view_opportunity": 2, "research_account": 2, "find_stakeholders": 2, "send_message": 3, "schedule_meeting": 2,

@@ -14,9 +14,9 @@ fewer hours, so the seller finishes what it started before spreading thin.
 
 from __future__ import annotations
 
-from salesgym.agents.memory import Deal
-from salesgym.agents.playbook import Move, Style
-from salesgym.agents.seller import ScriptedSeller
+from salesgym.agents.territory.memory import Deal
+from salesgym.agents.territory.playbook import Move, Style
+from salesgym.agents.territory.seller import ScriptedSeller
 
 STAGE_P = (0.35, 0.45, 0.6, 0.7, 0.8, 0.85, 0.9, 1.0)  # P(win) by verified milestone, before evidence of trouble
 HOURS_TO_GO = (16.0, 12.0, 8.0, 6.0, 5.0, 4.0, 1.0, 0.0)  # seller hours still needed from each milestone
@@ -25,7 +25,8 @@ OPEN_COST = 14.0  # hours reserved when a new deal is opened
 
 class ExpectedValue(ScriptedSeller):
     name = "expected-value"
-    style = Style()
+    # generous SE and review hours where the week has them (the odds rise with every hour), less when it does not
+    style = Style(se_hours=10.0, se_hours_least=4.0, review_hours=4.0, review_hours_least=2.0)
 
     def win_probability(self, deal: Deal) -> float:
         p = STAGE_P[deal.stage]

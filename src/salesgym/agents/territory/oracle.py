@@ -17,11 +17,24 @@ import math
 from typing import Any
 
 from salesgym.agents.base import call
-from salesgym.agents.expected_value import HOURS_TO_GO, ExpectedValue
-from salesgym.agents.memory import Deal, SellerMemory
-from salesgym.agents.playbook import AUTHORITY_MIN, Move, Playbook, Style
-from salesgym.core.clock import HOURS_PER_DAY
-from salesgym.envs.territory.buyers import PLAN_MIN_AUTHORITY, PLAN_MIN_DISPOSITION
+from salesgym.agents.territory.expected_value import HOURS_TO_GO, ExpectedValue
+from salesgym.agents.territory.memory import Deal, SellerMemory
+from salesgym.agents.territory.playbook import Move, Playbook, Style
+from salesgym.envs.territory.buyers import (  # operator side: the oracle knows how buyers decide
+    APPROVER_ROLES,
+    PLAN_MIN_AUTHORITY,
+    PLAN_MIN_DISPOSITION,
+    REVIEW_BASE,
+    REVIEW_GOODWILL,
+    REVIEW_HOUR,
+    TECH_BASE,
+    TECH_FIT,
+    TECH_GOODWILL,
+    TECH_RIVAL,
+    TECH_SE_HOUR,
+)
+from salesgym.envs.territory.contract import APPROVAL_RESOURCE, HOURS_PER_DAY, MIN_BOOKING_HOURS
+from salesgym.envs.territory.milestones import AUTHORITY_MIN
 
 
 class OraclePlaybook(Playbook):
@@ -73,12 +86,22 @@ class OraclePlaybook(Playbook):
         return float(opp["required_discount"]) + 0.03 * cuts + 0.005
 
     def se_hours(self, deal: Deal) -> float:
+        """Enough SE hours for the evaluation to pass nine times in ten (the oracle knows the odds)."""
         opp = self.opps[deal.id]
         rival = opp["competitor_aggression"] if opp["competitor"] else 0.0
         evaluator = self._role(deal, "technical_evaluator") or self.champion(deal) or self.economic_buyer(deal)
-        d = self.people[evaluator]["disposition"] if evaluator else 0.0
-        need = (math.log(0.9 / 0.1) + 1.0 - 3.0 * opp["fit"] + 1.5 * rival - d) / 0.12  # P(success) >= 0.9
-        return float(min(10.0, max(2.0, math.ceil(need)))) + 2.0 * deal.tech_failures
+        d = self.disposition(deal, evaluator) if evaluator else 0.0
+        logit = math.log(0.8 / (1 - 0.8)) - TECH_BASE - TECH_FIT * opp["fit"] + TECH_RIVAL * rival - TECH_GOODWILL * d
+        most = min(16.0, self.mem.full_capacity.get("se", 16.0))  # a booking fits in one week
+        return float(min(most, max(MIN_BOOKING_HOURS["tech_eval"], math.ceil(logit / TECH_SE_HOUR))))
+
+    def review_hours(self, deal: Deal, kind: str) -> float:
+        """Enough hours for the buyer's review to pass nine times in ten."""
+        approver = next((sid for role in APPROVER_ROLES[kind] if (sid := self._role(deal, role))), None)
+        d = self.disposition(deal, approver) if approver else 0.0
+        logit = math.log(0.9 / 0.1) - REVIEW_BASE - REVIEW_GOODWILL * d
+        most = min(8.0, self.mem.full_capacity.get(APPROVAL_RESOURCE[kind], 8.0))
+        return float(min(most, max(MIN_BOOKING_HOURS["review"], math.ceil(logit / REVIEW_HOUR))))
 
     def ready_to_price(self, deal: Deal) -> bool:
         return deal.found

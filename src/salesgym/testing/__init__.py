@@ -1,0 +1,28 @@
+"""The conformance kit every registered environment passes (DESIGN.md section 3; STYLE.md habit 6).
+
+Every id in ``salesgym.registry()`` is a :class:`Case` by default, so a new family gets the whole suite by
+registering its ids; a scenario worth its own run is one more line::
+
+    from salesgym.testing import CHECKS, Case, registered_cases
+
+    CASES = (*registered_cases(), Case("territory-v0", {"n_opportunities": 10, "family": "healthcare"}))
+
+    @pytest.mark.parametrize("case", CASES, ids=str)
+    @pytest.mark.parametrize("check", CHECKS)
+    def test_conformance(case: Case, check: str) -> None:
+        CHECKS[check](case)
+
+Each check asserts one promise: the API shape, same-seed equality (in process and across processes), replay
+equals live, clone independence, strict OpenAI and MCP schemas that accepted calls conform to, bad input as
+data, confidentiality of observations, tool outputs, rewards and ``info``, no side channel (a twin world with
+other hidden truth looks the same until a public event), consistent results at the end and at the ceiling,
+and the Gymnasium adapter. A family plugs its own knowledge in through a ``conformance`` module named on its
+rules object (``random_call``, ``hidden_variant``, ``LeakScanner``); without one, the generic driver and the
+generic checks still run.
+"""
+
+from __future__ import annotations
+
+from salesgym.testing.conformance import CHECKS, Case, registered_cases
+
+__all__ = ["CHECKS", "Case", "registered_cases"]

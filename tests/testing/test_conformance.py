@@ -1,0 +1,28 @@
+"""Every registered environment, and a few scenarios worth their own run, pass the whole conformance kit.
+
+A new family gets all of this by registering its ids; a new scenario is one more ``Case`` line below.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from salesgym.testing import CHECKS, Case, registered_cases
+
+CASES = (
+    *registered_cases(),
+    Case("territory-v0", {"n_opportunities": 10, "horizon_days": 30, "family": "healthcare", "template": "budget_freeze"}),
+    Case("territory-v0", {"n_opportunities": 4, "horizon_days": 30, "family": "enterprise_security",
+                          "template": "big_committee"}),
+    Case("territory-v0", {"n_opportunities": 10, "horizon_days": 30, "family": "public_sector",
+                          "template": "procurement_gauntlet"}),
+)
+SLOW = {"determinism_across_processes"}  # one subprocess per case is enough on the registered ids
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_conformance(case: Case, check: str) -> None:
+    if check in SLOW and case not in registered_cases():
+        pytest.skip("run on the registered ids only")
+    CHECKS[check](case)
