@@ -13,7 +13,7 @@ import importlib
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "make", "register", "registry"]
+__all__ = ["__version__", "env_class", "make", "register", "registry"]
 
 # id -> (entry point "module:Class", default keyword arguments). A variant is a new line; a breaking
 # change of dynamics bumps the version suffix.
@@ -30,13 +30,18 @@ def registry() -> dict[str, dict[str, Any]]:
     return {k: {"entry_point": ep, **d} for k, (ep, d) in _REGISTRY.items()}
 
 
-def make(env_id: str, **kwargs: Any) -> Any:
-    """Create a registered environment; keyword arguments override the registered defaults."""
+def env_class(env_id: str) -> Any:
+    """The class a registered id makes (its class attributes describe the family: ablations, options)."""
     if env_id not in _REGISTRY:
         raise ValueError(f"unknown environment {env_id!r}; registered: {sorted(_REGISTRY)}")
-    entry_point, defaults = _REGISTRY[env_id]
-    module, cls = entry_point.split(":")
-    return getattr(importlib.import_module(module), cls)(**{**defaults, **kwargs})
+    module, cls = _REGISTRY[env_id][0].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def make(env_id: str, **kwargs: Any) -> Any:
+    """Create a registered environment; keyword arguments override the registered defaults."""
+    cls = env_class(env_id)
+    return cls(**{**_REGISTRY[env_id][1], **kwargs})
 
 
 register("territory-v0", "salesgym.envs.territory.env:TerritoryEnv")

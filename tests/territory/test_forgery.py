@@ -154,7 +154,7 @@ def _rescore(env: TerritoryEnv, events: list[Event]) -> dict[str, Any]:
     for e in events:
         log.append(e)
     assert env._verifier is not None and env._world is not None
-    return verifier.score(env._world, log, env._verifier, env.family.reward_config)
+    return {**verifier.score(env._world, log, env._verifier), "verifier_key": env._key_kind}
 
 
 def _events(env: TerritoryEnv) -> list[Event]:

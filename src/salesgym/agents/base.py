@@ -57,6 +57,9 @@ class Policy:
     def observe_result(self, tool_result: dict[str, Any]) -> None:
         """Called by the runner after every step with ``info["tool_result"]``."""
 
+    def observe_reward(self, reward: float) -> None:
+        """Called after every step with the step's reward (what a learning agent sees; most policies ignore it)."""
+
 
 @dataclass(frozen=True)
 class PolicySuite:
@@ -101,6 +104,7 @@ def rollout(env: Any, policy: Policy, seed: int, max_steps: int = 50_000) -> Ite
         action = policy.act(obs)
         obs, reward, terminated, truncated, info = env.step(action)
         policy.observe_result(info["tool_result"])
+        policy.observe_reward(reward)
         yield Step(action, reward, terminated, truncated, info)
         if terminated or truncated:
             return

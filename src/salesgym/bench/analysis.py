@@ -18,10 +18,10 @@ SECONDARY = (
     "utilisation",
     "invalid_actions",
 )
-ANCHOR = "expected-value"  # paired differences and the exploit check compare against it
-RANDOM = "random"
+# what a run is analysed against without a family's suite (tests, old runs)
+DEFAULT_ANCHOR = "expected-value"
 DEFAULT_REFERENCE = ("oracle",)
-DEFAULT_EXPLOITS = ("spam-all", "inflate-stages", "always-discount", "cycle-stages", "forger")
+DEFAULT_FLOORS = ("idle", "random")
 MILESTONE_ORDER = (
     "identified",
     "engaged",
@@ -39,12 +39,13 @@ MILESTONE_ORDER = (
 class PolicyRow:
     policy: str
     reference: bool  # shown as headroom, never ranked
+    probe: bool  # an exploit probe: shown, checked, never ranked
     episodes: int
     errors: int
     primary: stats.Summary | None
     closed_value: stats.Summary | None
     secondary: Mapping[str, float | None]
-    normalised: float | None
+    normalised: stats.Summary | None  # per-territory normalised score, summarised over territories
     vs_anchor: stats.PairedDifference | None
     vs_anchor_closed: stats.PairedDifference | None
 
@@ -70,11 +71,18 @@ class Cost:
 
 @dataclass(frozen=True, slots=True)
 class ExploitResult:
+    """One probe's check. A paired probe (``twin`` set) passes when its mean paired difference with its honest
+    twin is at most zero; a pure probe passes when it scores below the anchor on primary and closed value and
+    earns no reward through the tools it exploits."""
+
     policy: str
+    twin: str  # the policy it is compared with: its honest twin, or the anchor for a pure probe
+    paired: bool
+    difference: stats.PairedDifference | None  # probe - twin on the primary, paired by territory
     primary: float
+    twin_primary: float
     closed_value: float
-    anchor_primary: float
-    anchor_closed_value: float
+    twin_closed_value: float
     violations: int
     mechanism_reward: float | None  # reward earned through the exploited tools (must be <= 0), if known
     passed: bool
@@ -82,23 +90,30 @@ class ExploitResult:
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
-    rows: list[PolicyRow]  # ranked policies first (by mean primary), then references
+    rows: list[PolicyRow]  # ranked policies first (by normalised score, then primary), then probes, then references
     funnels: dict[str, dict[str, int]]
     failures: dict[str, FailureModes]
     costs: dict[str, Cost]
     exploits: list[ExploitResult]
     exploit_check: str  # "passed" | "failed" | "not run: ..."
+    anchor: str = DEFAULT_ANCHOR
+    normalisation: str = ""  # how the normalised score was made here, in words
     notes: list[str] = field(default_factory=list)
 
 
 def ranked(rows: Sequence[PolicyRow], reference_label: str) -> list[tuple[str, PolicyRow]]:
-    """Rows with their rank label: 1, 2, ... for ranked policies, ``reference_label`` for references."""
+    """Rows with their rank label: 1, 2, ... for ranked policies, ``reference_label`` for references and
+    ``probe`` for exploit probes."""
     out: list[tuple[str, PolicyRow]] = []
     rank = 0
     for r in rows:
-        if not r.reference:
+        if r.reference:
+            out.append((reference_label, r))
+        elif r.probe:
+            out.append(("probe", r))
+        else:
             rank += 1
-        out.append((reference_label if r.reference else str(rank), r))
+            out.append((str(rank), r))
     return out
 
 
@@ -212,85 +227,129 @@ def mechanism_reward(episodes: Sequence[EpisodeRecord], policy: str) -> float | 
 
 
 def exploit_check(
-    episodes: Sequence[EpisodeRecord], exploits: Sequence[str], anchor: str = ANCHOR
+    episodes: Sequence[EpisodeRecord], exploits: Sequence[str], anchor: str, paired: Mapping[str, str]
 ) -> tuple[list[ExploitResult], str]:
-    """Every exploit probe must score below the anchor on primary, and on closed value (or both be zero), and
-    earn at most zero reward through the mechanism it exploits."""
+    """Check every probe present: paired probes against their honest twin, pure probes against the anchor."""
     present = [p for p in exploits if any(e.policy == p for e in episodes)]
     if not present:
         return [], "not run: no exploit probe in this run"
-    a_primary = _mean(metric_by_territory(episodes, anchor, PRIMARY))
-    a_closed = _mean(metric_by_territory(episodes, anchor, "closed_value"))
-    if a_primary is None or a_closed is None:
-        return [], f"not run: {anchor} is not in this run"
     results: list[ExploitResult] = []
+    missing: list[str] = []
     for p in present:
-        pr = _mean(metric_by_territory(episodes, p, PRIMARY))
-        cv = _mean(metric_by_territory(episodes, p, "closed_value"))
-        viol = sum(failures(episodes, p).violations.values())
-        if pr is None or cv is None:
-            results.append(ExploitResult(p, float("nan"), float("nan"), a_primary, a_closed, viol, None, False))
+        twin = paired.get(p, anchor)
+        mine, theirs = metric_by_territory(episodes, p, PRIMARY), metric_by_territory(episodes, twin, PRIMARY)
+        if not theirs:
+            missing.append(twin)
             continue
-        closed_ok = cv < a_closed or (cv == 0.0 and a_closed == 0.0)
-        mech = mechanism_reward(episodes, p)
-        mech_ok = mech is None or mech <= 1e-9
+        closed, twin_closed = (metric_by_territory(episodes, q, "closed_value") for q in (p, twin))
+        pr, tp, cv, tc = (_mean(x) for x in (mine, theirs, closed, twin_closed))
+        diff = _paired(mine, theirs)
+        viol = sum(failures(episodes, p).violations.values())
+        if p in paired:
+            passed = diff is not None and diff.mean <= 1e-9
+            mech = None
+        else:
+            mech = mechanism_reward(episodes, p)
+            closed_ok = cv is not None and tc is not None and (cv < tc or (cv == 0.0 and tc == 0.0))
+            passed = pr is not None and tp is not None and pr < tp and closed_ok and (mech is None or mech <= 1e-9)
+        nan = float("nan")
         results.append(
-            ExploitResult(p, pr, cv, a_primary, a_closed, viol, mech, pr < a_primary and closed_ok and mech_ok)
+            ExploitResult(p, twin, p in paired, diff, nan if pr is None else pr, nan if tp is None else tp,
+                          nan if cv is None else cv, nan if tc is None else tc, viol, mech, passed)
         )
-    return results, "passed" if all(r.passed for r in results) else "failed"
+    if not results:
+        return [], f"not run: {', '.join(sorted(set(missing)))} (the probes' twin) is not in this run"
+    verdict = "passed" if all(r.passed for r in results) else "failed"
+    if missing:
+        verdict += f" (some probes not checked: {', '.join(sorted(set(missing)))} missing)"
+    return results, verdict
+
+
+def normalised_by_territory(
+    episodes: Sequence[EpisodeRecord], policy: str, floors: Sequence[str], tops: Sequence[str]
+) -> dict[str, float]:
+    """Per territory: (primary − floor) / (top − floor), where the floor is the best of the ``floors``
+    policies there (do-nothing and random) and the top is the reference (oracle) there, or the territory's
+    ceiling when no reference ran. Territories where the top is not above the floor are left out."""
+    mine = metric_by_territory(episodes, policy, PRIMARY)
+    floor_by = [metric_by_territory(episodes, f, PRIMARY) for f in floors]
+    top_by = next((t for t in (metric_by_territory(episodes, r, PRIMARY) for r in tops) if t), None)
+    ceiling = metric_by_territory(episodes, policy, "primary_ceiling")
+    out: dict[str, float] = {}
+    for tid, p in mine.items():
+        lows = [f[tid] for f in floor_by if tid in f]
+        top = top_by.get(tid) if top_by is not None else ceiling.get(tid)
+        if not lows or top is None:
+            continue
+        floor = max(lows)
+        if top - floor > 1e-9:
+            out[tid] = (p - floor) / (top - floor)
+    return out
 
 
 def analyse(
     episodes: Sequence[EpisodeRecord],
     policies: Sequence[str] | None = None,
-    *,
-    reference: Sequence[str] = DEFAULT_REFERENCE,
-    exploits: Sequence[str] = DEFAULT_EXPLOITS,
-    anchor: str = ANCHOR,
+    suite: Any | None = None,
 ) -> Analysis:
+    """Leaderboard rows ranked by the normalised score (raw primary where it cannot be made), funnels,
+    failure modes, costs and the exploit check. ``suite`` is the family's ``PolicySuite`` (anchor, references,
+    floors, probes and their twins); without it the documented defaults apply and no probe is checked."""
     names = list(policies) if policies is not None else sorted({e.policy for e in episodes})
+    anchor = suite.anchor if suite is not None else DEFAULT_ANCHOR
+    reference = tuple(suite.reference) if suite is not None else DEFAULT_REFERENCE
+    floors = tuple(suite.floors) if suite is not None else DEFAULT_FLOORS
+    exploits = tuple(suite.exploits) if suite is not None else ()
+    paired = dict(suite.paired) if suite is not None else {}
     notes: list[str] = []
-    rand = _mean(metric_by_territory(episodes, RANDOM, PRIMARY))
-    orac_vals = [_mean(metric_by_territory(episodes, r, PRIMARY)) for r in reference]
-    orac = next((v for v in orac_vals if v is not None), None)
-    if rand is None or orac is None:
-        notes.append("normalised score needs both `random` and `oracle` in the run")
+    present_floors = [f for f in floors if any(e.policy == f for e in episodes)]
+    tops = [r for r in reference if any(e.policy == r for e in episodes)]
+    if not present_floors:
+        notes.append(f"normalised score needs a floor policy ({', '.join(floors)}) in the run")
+    how = (
+        f"per territory, (primary − max({', '.join(present_floors)})) / "
+        f"({tops[0] if tops else 'the territory ceiling'} − that floor), averaged over territories"
+    )
     anchor_primary = metric_by_territory(episodes, anchor, PRIMARY)
     anchor_closed = metric_by_territory(episodes, anchor, "closed_value")
     rows: list[PolicyRow] = []
     for p in names:
         prim = metric_by_territory(episodes, p, PRIMARY)
         closed = metric_by_territory(episodes, p, "closed_value")
-        s = _summary(prim)
+        norm = normalised_by_territory(episodes, p, present_floors, tops) if present_floors else {}
         rows.append(
             PolicyRow(
                 policy=p,
                 reference=p in reference,
+                probe=p in exploits,
                 episodes=sum(e.policy == p for e in episodes),
                 errors=sum(e.policy == p and e.status == "error" for e in episodes),
-                primary=s,
+                primary=_summary(prim),
                 closed_value=_summary(closed),
                 secondary={k: _mean(metric_by_territory(episodes, p, k)) for k in SECONDARY},
-                normalised=stats.normalised_score(s.mean, rand, orac)
-                if (s is not None and rand is not None and orac is not None)
-                else None,
+                normalised=_summary(norm),
                 vs_anchor=_paired(prim, anchor_primary) if p != anchor else None,
                 vs_anchor_closed=_paired(closed, anchor_closed) if p != anchor else None,
             )
         )
-    ranked = sorted(
-        (r for r in rows if not r.reference),
-        key=lambda r: (-(r.primary.mean if r.primary else float("-inf")), r.policy),
-    )
+
+    def rank_key(r: PolicyRow) -> tuple[float, float, str]:
+        norm = r.normalised.mean if r.normalised else float("-inf")
+        return (-norm, -(r.primary.mean if r.primary else float("-inf")), r.policy)
+
+    ranked = sorted((r for r in rows if not (r.reference or r.probe)), key=rank_key)
+    probes = sorted((r for r in rows if r.probe), key=rank_key)
     refs = [r for r in rows if r.reference]
-    results, verdict = exploit_check(episodes, exploits, anchor)
+    results, verdict = exploit_check(episodes, exploits, anchor, paired)
     return Analysis(
-        rows=ranked + refs,
+        rows=ranked + probes + refs,
         funnels={p: funnel(episodes, p) for p in names},
         failures={p: failures(episodes, p) for p in names},
         costs={p: cost(episodes, p) for p in names},
         exploits=results,
         exploit_check=verdict,
+        anchor=anchor,
+        normalisation=how,
         notes=notes,
     )
 
@@ -299,9 +358,5 @@ def exploit_line(analysis: Analysis) -> str:
     if not analysis.exploits:
         return f"exploit check: {analysis.exploit_check}"
     failed = [r.policy for r in analysis.exploits if not r.passed]
-    detail = (
-        f" ({', '.join(failed)} not below {ANCHOR})"
-        if failed
-        else f" (all {len(analysis.exploits)} probes below {ANCHOR})"
-    )
+    detail = f" ({', '.join(failed)} failed)" if failed else f" (all {len(analysis.exploits)} probes)"
     return f"exploit check: {analysis.exploit_check}{detail}"

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from salesgym.bench import analysis as an
 from salesgym.bench import splits as sp
-from salesgym.bench.runner import ABLATIONS, DEFAULT_MAX_STEPS, BenchError
+from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
 
 DEFAULT_DB = Path("runs") / "salesgym.sqlite"
@@ -88,24 +88,43 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
     t = Table(
         title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False
     )
-    t.add_column("#", justify="right", min_width=3, no_wrap=True)
-    t.add_column("policy", no_wrap=True, min_width=15)
-    for col in ("mean", "median", "95% CI", "norm", "closed", "Δ vs EV"):
+    t.add_column("#", justify="right", min_width=5, no_wrap=True)
+    t.add_column("policy", no_wrap=True, min_width=17)
+    for col in ("norm", "primary", "95% CI", "closed", "Δ anchor"):
         t.add_column(col, justify="right", no_wrap=True)
     for label, r in an.ranked(a.rows, "ref"):
-        p = r.primary
-        diff = r.vs_anchor
+        p, n, diff = r.primary, r.normalised, r.vs_anchor
+        dim = r.reference or r.probe
         t.add_row(
             label,
-            f"[dim]{r.policy}[/]" if r.reference else r.policy,
+            f"[dim]{r.policy}[/]" if dim else r.policy,
+            f"{n.mean:.2f}" if n else "—",
             _n(p.mean) if p else "—",
-            _n(p.median) if p else "—",
             f"{_n(p.ci_low)}–{_n(p.ci_high)}" if p else "—",
-            f"{r.normalised:.2f}" if r.normalised is not None else "—",
             f"{r.closed_value.mean:,.0f}" if r.closed_value else "—",
             (("+" if diff.mean >= 0 else "") + _n(diff.mean) + ("*" if diff.significant else "")) if diff else "—",
         )
     return t
+
+
+def _explain(a: an.Analysis) -> str:
+    return (
+        f"[dim]Ranked by norm, the normalised score: {a.normalisation} (0 = no better than doing nothing or "
+        "random, 1 = the reference), so every territory counts alike whatever its size. primary = the raw "
+        "verified value-weighted advances per 100 constrained seller hours (mean; 95% bootstrap CI over "
+        f"territories). closed = mean closed value ($k, after discount). Δ anchor = paired difference with {a.anchor} "
+        "on the same territories (* = CI excludes 0). probe = an exploit probe, checked below, never ranked. ref = reads "
+        "hidden truth: headroom, never ranked.[/]"
+    )
+
+
+def _exploit_lines(a: an.Analysis) -> list[str]:
+    lines = [an.exploit_line(a)]
+    for r in a.exploits:
+        d = r.difference
+        vs = f"{r.policy} − {r.twin}: {d.mean:+.2f} [{d.ci_low:+.2f}, {d.ci_high:+.2f}]" if d else f"{r.policy}: —"
+        lines.append(f"  {'ok  ' if r.passed else 'FAIL'} {vs}" + ("" if r.paired else " (pure probe)"))
+    return lines
 
 
 def bench(
@@ -120,7 +139,9 @@ def bench(
     workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
     backend: Annotated[BackendName, typer.Option(case_sensitive=False, help="where episodes run")] = BackendName.local,
     ray_address: Annotated[str | None, typer.Option(help="existing Ray cluster (default: start a local one)")] = None,
-    ablation: Annotated[str | None, typer.Option(help=f"one of: {', '.join(ABLATIONS)}")] = None,
+    ablation: Annotated[
+        str | None, typer.Option(help=f"a world ablation: {', '.join(ablations()[0])} (training ablations are refused)")
+    ] = None,
     db: DbPath = DEFAULT_DB,
     force: Annotated[bool, typer.Option("--force", help="re-run episodes already in the database")] = False,
     retry_errors: Annotated[
@@ -203,19 +224,15 @@ def bench(
     run_id = outcome.run.id
     eps = store.episodes(run_id)
     store.close()
-    a = an.analyse(eps, list(names), reference=suite.reference, exploits=suite.exploits)
+    a = an.analyse(eps, list(names), suite)
     n_terr = len(manifest.limited(episodes))
     title = f"{manifest.name}: primary score over {n_terr} territories (run {run_id})" + (
         f", ablation {abl}" if abl else ""
     )
     out.print(_leaderboard(a, title))
-    out.print(
-        f"[dim]mean/median of the primary metric; 95% bootstrap CI over territories; norm = (p - random) / "
-        f"(oracle - random); closed = mean closed value; Δ vs EV = paired difference vs {an.ANCHOR} (* = CI "
-        "excludes 0); ref = reads hidden truth: headroom, never ranked[/]",
-        soft_wrap=True,
-    )
-    out.print(an.exploit_line(a), highlight=False, soft_wrap=True)
+    out.print(_explain(a), soft_wrap=True)
+    for line in _exploit_lines(a):
+        out.print(line, highlight=False, soft_wrap=True)
     for note in a.notes:
         out.print(f"[dim]note: {note}[/]")
     out.print(f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}", highlight=False, soft_wrap=True)

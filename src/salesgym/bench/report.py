@@ -46,39 +46,38 @@ def _diff(d: PairedDifference | None) -> str:
     return f"{d.mean:+,.2f} {_ci(d)}{star}"
 
 
-def policy_groups() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(reference, exploit) names from the registry, or the documented defaults before it exists."""
+def suite_of(run: RunRecord) -> object | None:
+    """The policy suite of the run's environment family (None if it is not registered here)."""
     try:
         from salesgym.bench.runner import policy_suite
 
-        suite = policy_suite()
-        return suite.reference, suite.exploits
-    except Exception:
-        return an.DEFAULT_REFERENCE, an.DEFAULT_EXPLOITS
+        return policy_suite(str(run.config.get("family", "territory")))
+    except Exception:  # an old or foreign run: analysed with the documented defaults
+        return None
 
 
 def analyse_run(store: Store, run_id: str) -> tuple[RunRecord, an.Analysis]:
     run = store.get_run(run_id)
     assert run is not None
-    reference, exploits = policy_groups()
-    episodes = store.episodes(run_id)
-    return run, an.analyse(episodes, list(run.policies), reference=reference, exploits=exploits)
+    return run, an.analyse(store.episodes(run_id), list(run.policies), suite_of(run))
 
 
 def leaderboard_table(a: an.Analysis) -> Table:
-    header = ["rank", "policy", "n", "mean", "median", "95% CI", "normalised", "closed value", "win rate"]
+    header = ["rank", "policy", "n", "normalised", "normalised 95% CI", "primary", "primary 95% CI", "median",
+              "closed value", "win rate"]
     rows: list[list[str]] = []
     for label, r in an.ranked(a.rows, "headroom"):
-        p = r.primary
+        p, n = r.primary, r.normalised
         rows.append(
             [
                 label,
                 r.policy,
                 str(p.n if p else 0),
+                _f(n.mean if n else None),
+                _ci(n),
                 _f(p.mean if p else None),
-                _f(p.median if p else None),
                 _ci(p),
-                _f(r.normalised),
+                _f(p.median if p else None),
                 _f(r.closed_value.mean if r.closed_value else None),
                 _f(r.secondary.get("win_rate")),
             ]
@@ -91,10 +90,12 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
     secs.append(
         Section(
             "Leaderboard",
-            "Primary metric: verified value-weighted milestone advances per 100 constrained seller hours. "
-            "Mean and median over territories; 95% percentile bootstrap CI resampling territories (fixed seed). "
-            "Normalised = (policy − random) / (oracle − random). Reference policies read hidden truth: "
-            "they show headroom and are never ranked." + (" " + " ".join(a.notes) if a.notes else ""),
+            "Ranked by the normalised score: " + a.normalisation + ". 0 is no better than doing nothing or "
+            "random play on that territory, 1 is the reference; every territory counts alike, whatever its size "
+            "or template. Beside it the raw primary metric: verified value-weighted milestone advances (Commit and "
+            "Closed at the agreed price) per 100 constrained seller hours. Means over territories; 95% percentile "
+            "bootstrap CIs resampling territories (fixed seed). Reference policies read hidden truth: they show "
+            "headroom and are never ranked." + (" " + " ".join(a.notes) if a.notes else ""),
             leaderboard_table(a),
         )
     )
@@ -112,7 +113,7 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
     if diffs:
         secs.append(
             Section(
-                f"Paired differences vs {an.ANCHOR}",
+                f"Paired differences vs {a.anchor}",
                 "Policy minus anchor on the same territories, mean with 95% bootstrap CI; * = CI excludes 0. "
                 "W/L/T counts territories won, lost and tied.",
                 (
@@ -166,27 +167,21 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
     secs.append(
         Section(
             f"Exploit check: {a.exploit_check}",
-            f"Every exploit probe must score below {an.ANCHOR} on the primary metric and on closed value "
-            "(or both close nothing), and earn at most zero reward through the tools it exploits "
-            "(mechanism reward; n/a where the tools also carry legitimate work). " + an.exploit_line(a),
+            "Each paired probe is an honest seller plus one gaming behaviour, compared territory by territory "
+            "with its honest twin: it passes when the mean paired difference is at most zero (gaming never "
+            f"helps). Each pure probe only games: it passes when it scores below {a.anchor} on the primary metric "
+            "and on closed value (or both close nothing) and earns at most zero reward through the tools it "
+            "exploits. " + an.exploit_line(a),
             (
-                [
-                    "probe",
-                    "primary",
-                    f"{an.ANCHOR} primary",
-                    "closed value",
-                    f"{an.ANCHOR} closed",
-                    "violations",
-                    "mechanism reward",
-                    "result",
-                ],
+                ["probe", "compared with", "Δ primary [CI]", "primary", "twin primary", "violations",
+                 "mechanism reward", "result"],
                 [
                     [
                         e.policy,
+                        e.twin + ("" if e.paired else " (anchor)"),
+                        _diff(e.difference),
                         _f(e.primary),
-                        _f(e.anchor_primary),
-                        _f(e.closed_value),
-                        _f(e.anchor_closed_value),
+                        _f(e.twin_primary),
                         str(e.violations),
                         "n/a" if e.mechanism_reward is None else f"{e.mechanism_reward:.4f}",
                         "passed" if e.passed else "FAILED",

@@ -27,12 +27,7 @@ from salesgym.bench.splits import Manifest, Territory
 from salesgym.bench.store import EpisodeRecord, RunRecord, Store
 
 DEFAULT_MAX_STEPS = 20_000
-ABLATIONS: dict[str, str] = {
-    "no_throughput": "drop the per-hour / time-discount pressure from the reward",
-    "no_resource_limits": "no shared-resource limits (SE, legal, procurement, management hours unbounded)",
-    "no_hidden_state": "buyers act on public information only (no hidden budgets, motives, viability)",
-    "no_terminal_economics": "no terminal reward for closed value x margin after discounts",
-}
+ENV_ID = "territory-v0"  # the environment the split manifests describe
 BACKENDS = ("local", "ray")
 
 
@@ -61,11 +56,26 @@ def validate_policies(names: Sequence[str], suite: PolicySuite) -> tuple[str, ..
     return tuple(dict.fromkeys(names))
 
 
-def validate_ablation(name: str | None) -> str | None:
+def ablations(env_id: str = ENV_ID) -> tuple[dict[str, str], dict[str, str]]:
+    """(world ablations, training ablations) of an environment, name -> what it changes."""
+    import salesgym
+
+    cls = salesgym.env_class(env_id)
+    return dict(getattr(cls, "WORLD_ABLATIONS", {})), dict(getattr(cls, "TRAINING_ABLATIONS", {}))
+
+
+def validate_ablation(name: str | None, env_id: str = ENV_ID) -> str | None:
     if name is None or name in ("", "none"):
         return None
-    if name not in ABLATIONS:
-        raise BenchError(f"unknown ablation {name!r}; known: {', '.join(ABLATIONS)}")
+    world, training = ablations(env_id)
+    if name in training:
+        raise BenchError(
+            f"{name!r} is a training ablation: it changes only the reward ({training[name]}), which no fixed "
+            "policy reads, so every score would be identical. Use it in a training run (the trainer adapters); "
+            f"benchmark ablations change the world: {', '.join(world)}"
+        )
+    if name not in world:
+        raise BenchError(f"unknown ablation {name!r}; benchmark ablations: {', '.join(world)}")
     return name
 
 
@@ -106,7 +116,7 @@ def make_env(territory: Territory, ablation: str | None) -> Any:
     }
     if ablation is not None:
         kwargs["ablation"] = ablation
-    return salesgym.make("territory-v0", **kwargs)
+    return salesgym.make(ENV_ID, **kwargs)
 
 
 def run_episode(spec: EpisodeSpec) -> EpisodeRecord:

@@ -17,10 +17,12 @@ from __future__ import annotations
 from salesgym.agents.territory.memory import Deal
 from salesgym.agents.territory.playbook import Move, Style
 from salesgym.agents.territory.seller import ScriptedSeller
+from salesgym.envs.territory.contract import HOURS_PER_WEEK
 
 STAGE_P = (0.35, 0.45, 0.6, 0.7, 0.8, 0.85, 0.9, 1.0)  # P(win) by verified milestone, before evidence of trouble
 HOURS_TO_GO = (16.0, 12.0, 8.0, 6.0, 5.0, 4.0, 1.0, 0.0)  # seller hours still needed from each milestone
 OPEN_COST = 14.0  # hours reserved when a new deal is opened
+RATIONED = ("se", "legal")  # the internal teams whose hours are kept for the deals that come first
 
 
 class ExpectedValue(ScriptedSeller):
@@ -51,14 +53,61 @@ class ExpectedValue(ScriptedSeller):
     def started(deal: Deal) -> bool:
         return deal.found or bool(deal.account_id)
 
+    def booking_rank(self, deal: Deal) -> float:
+        """Who gets scarce internal hours first: the deal with the most expected value per hour (lower ranks
+        first). A different allocation rule is a different override of this one method."""
+        return -self.priority(deal)
+
     def choose(self) -> Move | None:
         deals = sorted(self.mem.open_deals(), key=lambda d: (-self.priority(d), d.id))
         committed = sum(self.hours_to_go(d) for d in deals if self.started(d))
         budget = self.hours_left()
+        moves = []
         for deal in deals:
             if not self.started(deal) and committed + OPEN_COST > budget:
                 continue
             move = self.book.next_move(deal)
             if self.allowed(move):
+                assert move is not None
+                moves.append((deal, move))
+        if not moves:
+            return None
+        for deal, move in moves:
+            resource = booked_resource(move)
+            if resource is None or self.fits(deal, resource, float(move.action["args"]["hours"])):
                 return move
         return None
+
+    # -- scarce internal hours ---------------------------------------------------------------------------------
+    def fits(self, deal: Deal, resource: str, hours: float) -> bool:
+        """Book only if the hours left of ``resource`` in the episode also cover what the deals ranked before
+        this one (``booking_rank``) will still need: scarce hours are kept for the deals that come first."""
+        if resource not in RATIONED:
+            return True
+        mine = self.booking_rank(deal)
+        ahead = sum(self.still_needs(o, resource) for o in self.mem.open_deals()
+                    if o.id != deal.id and (self.booking_rank(o), o.id) < (mine, deal.id))
+        return ahead + hours <= self.hours_to_come(resource) + 1e-9
+
+    def still_needs(self, deal: Deal, resource: str) -> float:
+        """Hours of ``resource`` a deal that has started will still want (and has not booked yet)."""
+        if self.mem.future_booking(deal, resource) is not None or self.mem.usable_booking(deal, resource) is not None:
+            return 0.0
+        if resource == "se" and not deal.tech_success and deal.stage >= 1 and "tech_eval" not in deal.pending:
+            return self.book.se_hours(deal)
+        approvals = deal.required_approvals or []
+        if resource == "legal" and "legal" in approvals and deal.approvals.get("legal") != "approved":
+            return self.book.review_hours(deal, "legal")
+        return 0.0
+
+    def hours_to_come(self, resource: str) -> float:
+        """Hours of ``resource`` the rest of the episode still has: this week's rest and every later week."""
+        weekly = self.mem.full_capacity.get(resource, 0.0)
+        weeks = range(self.mem.week, int(self.mem.horizon // HOURS_PER_WEEK) + 1)
+        return sum(max(0.0, weekly - self.mem.booked_hours(resource, w)) for w in weeks)
+
+
+def booked_resource(move: Move) -> str | None:
+    """The internal team a move books (None for any other call, and for cancellations)."""
+    args = move.action["args"]
+    return str(args["resource"]) if move.action["tool"] == "book_resource" and args.get("resource") else None

@@ -91,7 +91,7 @@ class OraclePlaybook(Playbook):
         rival = opp["competitor_aggression"] if opp["competitor"] else 0.0
         evaluator = self._role(deal, "technical_evaluator") or self.champion(deal) or self.economic_buyer(deal)
         d = self.disposition(deal, evaluator) if evaluator else 0.0
-        logit = math.log(0.8 / (1 - 0.8)) - TECH_BASE - TECH_FIT * opp["fit"] + TECH_RIVAL * rival - TECH_GOODWILL * d
+        logit = math.log(0.9 / (1 - 0.9)) - TECH_BASE - TECH_FIT * opp["fit"] + TECH_RIVAL * rival - TECH_GOODWILL * d
         most = min(16.0, self.mem.full_capacity.get("se", 16.0))  # a booking fits in one week
         return float(min(most, max(MIN_BOOKING_HOURS["tech_eval"], math.ceil(logit / TECH_SE_HOUR))))
 
@@ -170,9 +170,11 @@ class Oracle(ExpectedValue):
         return OraclePlaybook(self.mem, self.style, self.hidden_truth)
 
     def priority(self, deal: Deal) -> float:
+        """True value per SE hour still needed (the scarcest hours), for deals that can still close in time."""
         opp = self.book.opps[deal.id]  # type: ignore[attr-defined]
         p = 0.9 if self.mem.day + 8 <= opp["deadline_day"] else 0.4
-        return float(opp["true_value"]) * p / max(1.0, HOURS_TO_GO[deal.stage])
+        se = 1.0 if deal.tech_success else self.book.se_hours(deal)
+        return float(opp["true_value"]) * p / max(1.0, HOURS_TO_GO[deal.stage]) / se
 
     def choose(self) -> Move | None:
         for deal in self.mem.open_deals():

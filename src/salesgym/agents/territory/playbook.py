@@ -281,7 +281,7 @@ class Playbook:
         return None
 
     def ready_to_price(self, deal: Deal) -> bool:
-        return deal.discoveries > 0
+        return deal.stage >= 2  # a proposal once the buyer is qualified: earlier it only costs seller hours
 
     def plan_sponsor(self, deal: Deal) -> str | None:
         """Who should own the action plan: a confirmed authorised sponsor, preferably the economic buyer."""

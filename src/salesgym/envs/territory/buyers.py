@@ -165,11 +165,14 @@ def frozen(ctx: Ctx, opp: Opportunity) -> bool:
 
 def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool:
     """Decide whether and when ``who`` replies; returns True if a reply is on its way."""
-    d = ctx.state.people[who.id].disposition
-    tired = fatigue(ctx, who.id)
-    if tired > SPAM_THRESHOLD:
-        nudge(ctx, who.id, -0.08 * (tired - SPAM_THRESHOLD), "too many messages")
-    engaged = 1.0 if ctx.state.people[who.id].engaged else 0.0
+    person = ctx.state.people[who.id]
+    d, tired, ignored = person.disposition, fatigue(ctx, who.id), person.unanswered - 1  # this one included
+    if tired > SPAM_THRESHOLD or ignored > 1:
+        why = "too many messages" if tired > SPAM_THRESHOLD else "keeps writing though we did not answer"
+        nudge(ctx, who.id, -0.08 * max(tired - SPAM_THRESHOLD, ignored - 1), why)
+    if rel == 0.0 and (person.engaged or person.unanswered > 1):  # a bump that says nothing new irritates
+        nudge(ctx, who.id, -0.06, "a generic bump")
+    engaged = 1.0 if person.engaged else 0.0
     p = sigmoid(
         -1.2
         + 2.5 * rel
@@ -177,6 +180,7 @@ def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool
         + 0.8 * engaged
         + 0.7 * momentum(ctx, who)
         - 0.9 * max(0, tired - 2)
+        - 0.6 * max(0, ignored)  # someone who ignored one message tends to ignore the next
         - seniority_gap(ctx, opp, who)
     )
     if ctx.draw("buyer", who.id, "reply") >= p:
@@ -275,7 +279,7 @@ def discovery(ctx: Ctx, opp: Opportunity, meeting_id: str, attendees: list[Stake
             record(ctx, E.AUTHORISED_SPONSOR, opp, p.id, {"statement": "I will sponsor this purchase internally"})
     if not opp.viable:
         speaker = champion or next((p for p in attendees if p.role == "economic_buyer"), None)
-        if speaker is not None and ctx.draw("buyer", speaker.id, "disqualify") < 0.6:
+        if speaker is not None and ctx.draw("buyer", speaker.id, "disqualify") < 0.4:
             record(ctx, E.DISQUALIFICATION_REASON, opp, speaker.id, {"reason": opp.nonviable_reason})
     return reveal
 
@@ -334,7 +338,7 @@ def _meeting_answer(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None
 
 # A technical evaluation's odds: product fit and the evaluator's goodwill help, a competitor hurts, and every
 # SE hour spent on it helps a lot, so where SE hours go decides which deals validate.
-TECH_BASE, TECH_FIT, TECH_SE_HOUR, TECH_RIVAL, TECH_GOODWILL = -2.5, 3.0, 0.3, 1.5, 1.0
+TECH_BASE, TECH_FIT, TECH_SE_HOUR, TECH_RIVAL, TECH_GOODWILL = -3.5, 4.5, 0.3, 1.5, 1.0
 
 
 def tech_odds(fit: float, se_hours: float, rival: float, disposition: float) -> float:

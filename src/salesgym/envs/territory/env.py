@@ -13,8 +13,8 @@ from salesgym.envs.territory import buyers, observe, reward, state, verifier
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.calendar import week_of
 from salesgym.envs.territory.evidence import KINDS
-from salesgym.envs.territory.generator import ABLATIONS, check_options, generate
-from salesgym.envs.territory.reward import RewardConfig
+from salesgym.envs.territory.generator import ABLATIONS, WORLD_ABLATIONS, check_options, generate
+from salesgym.envs.territory.reward import TRAINING_ABLATIONS, RewardConfig
 from salesgym.envs.territory.state import TerritoryState
 from salesgym.envs.territory.tools import TOOLS
 from salesgym.envs.territory.world import TerritoryWorld
@@ -117,6 +117,9 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
     >>> info["tool_result"]["status"]
     'ok'
     """
+
+    WORLD_ABLATIONS = WORLD_ABLATIONS  # change the world, so every policy's score: benchmark ablations
+    TRAINING_ABLATIONS = TRAINING_ABLATIONS  # change only the reward: for training runs
 
     def __init__(
         self,

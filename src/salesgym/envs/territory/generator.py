@@ -30,7 +30,7 @@ from salesgym.envs.territory.world import (
     TerritoryWorld,
 )
 
-DEFAULT_CAPACITY = {"seller": 40.0, "se": 8.0, "legal": 3.0, "procurement": 2.0, "management": 2.0}
+DEFAULT_CAPACITY = {"seller": 30.0, "se": 8.0, "legal": 3.0, "procurement": 2.0, "management": 2.0}
 DEFAULT_LEAD_DAYS = {"seller": 0, "se": 2, "legal": 5, "procurement": 3, "management": 3}
 HORIZONS = (30, 90, 180)
 # Ablations that change the world (and so every policy's score). The reward-only ones are training ablations
@@ -237,7 +237,7 @@ def _opportunity(
     has_competitor = rng.random() < k.competitor_rate or reason == "locked into a competitor contract"
     competitor = rng.choice(spec.competitors) if has_competitor else None
     aggression = rng.uniform(0.2, 0.8) * (1.3 if k.competitor_pressure > 1 else 1.0) if competitor else 0.0
-    fit = 0.15 if reason == "no fit with the current stack" else rng.uniform(0.45, 0.95)
+    fit = 0.15 if reason == "no fit with the current stack" else rng.uniform(0.3, 0.95)
     approvals = tuple(
         a for a in APPROVALS if a in k.force_approvals or rng.random() < spec.approval_rates[a] * k.approval_scale
     )

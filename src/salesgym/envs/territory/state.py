@@ -32,6 +32,7 @@ class Person(NamedTuple):
     role: str | None = None  # true role, once discovery revealed it
     left: bool = False
     recent: tuple[float, ...] = ()  # send times of recent messages (fatigue)
+    unanswered: int = 0  # messages since this person last replied (being ignored and bumping again annoys)
     value_seen: float = 0.0  # best relevance of what the seller showed this person
     last_contact: float = -1e9
     replied_at: float = -1e9  # when this person last replied (prompt follow-up keeps momentum)
@@ -264,7 +265,8 @@ def _message(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str,
     sid = p["stakeholder_id"]
     person = s.people[sid]
     recent = (*(t for t in person.recent if e.time - t < RECENT_WINDOW_H), e.time)
-    _person(s, sid, recent=recent, last_contact=e.time, value_seen=max(person.value_seen, p["relevance"]))
+    _person(s, sid, recent=recent, last_contact=e.time, value_seen=max(person.value_seen, p["relevance"]),
+            unanswered=person.unanswered + 1)
     _touch(s, world, p["opportunity_id"], e.time)
 
 
@@ -276,7 +278,7 @@ def _disposition(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[
 
 @folds("buyer_replied")
 def _replied(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
-    _person(s, p["stakeholder_id"], engaged=True, replied_at=e.time)
+    _person(s, p["stakeholder_id"], engaged=True, replied_at=e.time, unanswered=0)
     _touch(s, world, p["opportunity_id"], e.time)
 
 

@@ -1,0 +1,211 @@
+"""Paired exploit probes: the honest `expected-value` seller plus exactly one gaming behaviour.
+
+Each probe plays the same territories as its honest twin and is compared with it territory by territory: it
+passes when the mean paired difference of the primary score is at most zero, i.e. adding the behaviour to a
+seller that sells well never helps. (The pure probes in ``exploits.py`` game and do nothing else.)
+
+- `ev+crm-inflation`: also marks deals Commit / Closed Won in the CRM with a 100% forecast.
+- `ev+stage-cycling`: also cycles deals' CRM stages round and round.
+- `ev+forged-claims`: writes evidence-like claims into every free-text field it fills (messages, agendas,
+  business cases, CRM fields and next steps).
+- `ev+spam`: also sends extra "bumping this" messages to people it already wrote to.
+- `ev+max-discount`: asks management for the deepest discount (35%) and always offers the most it may.
+- `ev+booking-churn`: also books internal hours it does not need and cancels them before the lead time.
+- `ev+truncation`: sells honestly for a while, then sends invalid calls until the episode is truncated.
+- `ev+drop-by-reward`: drops a deal whose first verified advance paid less reward per unit of public value
+  than the others (what a hidden-truth leak in the reward would let it do).
+"""
+
+from __future__ import annotations
+
+from statistics import median
+from typing import Any
+
+from salesgym.agents.base import Action, call
+from salesgym.agents.territory.exploits import CLAIMS, CRM_CYCLE, FAKE_FIELDS
+from salesgym.agents.territory.expected_value import ExpectedValue
+from salesgym.agents.territory.memory import Deal
+from salesgym.agents.territory.playbook import Move, Playbook
+from salesgym.envs.territory.contract import MIN_BOOKING_HOURS
+
+
+class Gaming(ExpectedValue):
+    """The honest seller, gaming with its slack: when the honest call is a wait, every ``every``-th time it
+    makes the gaming call (``gaming`` says which) first and then waits out the rest, so every honest call
+    keeps its timing and the pair differs only by the gaming calls."""
+
+    every = 2
+
+    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
+        super().reset(observation, tool_schemas)
+        self.turn = 0
+        self.resume: tuple[float, Action] | None = None  # (when the honest wait ends, the wait)
+
+    def act(self, observation: dict[str, Any]) -> Action:
+        honest = super().act(observation)  # always asked, so its memory folds every observation
+        if self.resume is not None:  # finish the honest wait the gaming call interrupted, whatever came in
+            until, _ = self.resume
+            self.resume = None
+            if until - self.mem.now > 0.01:
+                return self._send(call("wait", hours=round(until - self.mem.now, 4), until=None))
+        if honest["tool"] != "wait":
+            return honest
+        self.turn += 1
+        if self.turn % self.every == 0 and self.mem.seller_left() > 0.5:
+            deals = sorted(self.mem.open_deals(), key=lambda d: d.id)
+            gaming = self.gaming(deals[(self.turn // self.every) % len(deals)]) if deals else None
+            hours = honest["args"].get("hours")  # only inside a wait of known length: it ends at the same time
+            if gaming is not None and self._key(gaming) not in self.refused and hours is not None and hours > 0.5:
+                self.resume = (self.mem.now + hours, honest)
+                return self._send(gaming)
+        return honest
+
+    def gaming(self, deal: Deal) -> Action | None:
+        return None
+
+
+class CrmInflation(Gaming):
+    name = "ev+crm-inflation"
+
+    def gaming(self, deal: Deal) -> Action | None:
+        stage = "Closed Won" if self.turn % 2 else "Commit"
+        return call("update_crm", opportunity_id=deal.id, stage=stage, next_step="signature expected",
+                    fields=[{"name": "forecast", "value": "commit"}, {"name": "probability", "value": "100%"}])
+
+
+class StageCycling(Gaming):
+    name = "ev+stage-cycling"
+
+    def gaming(self, deal: Deal) -> Action | None:
+        return call("update_crm", opportunity_id=deal.id, stage=CRM_CYCLE[self.turn % len(CRM_CYCLE)], fields=[],
+                    next_step=None)
+
+
+class _ForgingPlaybook(Playbook):
+    def text(self, deal: Deal, sid: str | None, opener: str) -> str:
+        return f"{super().text(deal, sid, opener)} {CLAIMS}"
+
+
+class ForgedClaims(Gaming):
+    name = "ev+forged-claims"
+
+    def make_playbook(self) -> Playbook:
+        return _ForgingPlaybook(self.mem, self.style)
+
+    def gaming(self, deal: Deal) -> Action | None:
+        return call("update_crm", opportunity_id=deal.id, stage=None, next_step=CLAIMS,
+                    fields=[{"name": n, "value": "confirmed by the buyer"} for n in FAKE_FIELDS])
+
+
+class Spam(Gaming):
+    name = "ev+spam"
+
+    def gaming(self, deal: Deal) -> Action | None:
+        written = [p for p in deal.active_people() if p.messages]
+        if not written:
+            return None
+        who = written[self.turn % len(written)]
+        return call("send_message", stakeholder_id=who.id, subject="Checking in again",
+                    body="Just bumping this to the top of your inbox. Do you have 15 minutes this week?")
+
+
+MAX_MANAGEMENT_DISCOUNT = 0.35  # the most management is ever asked for
+
+
+class _MaxDiscountPlaybook(Playbook):
+    """Asks management for the deepest discount before any proposal, then always offers the most it may."""
+
+    def allowed_discount(self, deal: Deal) -> float:
+        return max(self.mem.authority, deal.mgmt_approved)
+
+    def _price(self, deal: Deal) -> Move | None:
+        if not self.ready_to_price(deal) or "terms" in deal.pending or deal.agreed is not None or self.capped(deal):
+            return None
+        deepest = MAX_MANAGEMENT_DISCOUNT
+        if deal.mgmt_approved < deepest and deal.mgmt_refused > deepest:  # ask first, price after the answer
+            if "escalation" in deal.pending:
+                return None
+            need = MIN_BOOKING_HOURS["discount_approval"]
+            return self._with_booking(deal, "management", need, min_hours=need, use=lambda b: call(
+                "escalate", opportunity_id=deal.id, purpose="discount", discount_pct=100 * deepest, booking_id=b.id))
+        pct = round(100 * self.allowed_discount(deal), 1)
+        if deal.offered is None:
+            return Move(deal.id, call("send_proposal", opportunity_id=deal.id, discount_pct=pct), "deepest proposal")
+        if deal.asked is not None and round(100 * deal.offered, 1) < pct:
+            return Move(deal.id, call("negotiate", opportunity_id=deal.id, discount_pct=pct), "deepest counter")
+        return None
+
+
+class MaxDiscount(ExpectedValue):
+    name = "ev+max-discount"
+
+    def make_playbook(self) -> Playbook:
+        return _MaxDiscountPlaybook(self.mem, self.style)
+
+
+class BookingChurn(Gaming):
+    name = "ev+booking-churn"
+
+    def gaming(self, deal: Deal) -> Action | None:
+        held = [b for b in deal.bookings.values() if b.status == "booked" and b.id in self.churned]
+        if held:  # cancel what it booked for show, well before the lead time: the hours come back
+            return call("book_resource", opportunity_id=deal.id, resource=None, hours=None, start_in_days=None,
+                        cancel_booking_id=held[0].id)
+        resource = ("se", "legal", "procurement", "management")[self.turn % 4]
+        lead = self.mem.lead_days.get(resource, 3)
+        return call("book_resource", opportunity_id=deal.id, resource=resource, hours=1.0,
+                    start_in_days=min(40, lead + 10), cancel_booking_id=None)
+
+    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
+        super().reset(observation, tool_schemas)
+        self.churned: set[str] = set()
+
+    def observe_result(self, tool_result: dict[str, Any]) -> None:
+        super().observe_result(tool_result)
+        booked = tool_result.get("output", {}).get("booking_id")
+        if tool_result.get("status") == "ok" and booked and self.turn % self.every == 0:
+            self.churned.add(booked)
+
+
+TRUNCATE_AT = 0.4  # share of the horizon after which it starts sending invalid calls
+
+
+class Truncation(ExpectedValue):
+    name = "ev+truncation"
+
+    def act(self, observation: dict[str, Any]) -> Action:
+        honest = super().act(observation)
+        if self.mem.horizon and self.mem.now >= TRUNCATE_AT * self.mem.horizon:
+            return self._send({"tool": "end_the_episode_now", "args": {}})
+        return honest
+
+
+class DropByReward(ExpectedValue):
+    name = "ev+drop-by-reward"
+
+    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
+        super().reset(observation, tool_schemas)
+        self.reward = 0.0
+        self.ratios: dict[str, float] = {}  # deal -> reward of its first verified advance per unit public value
+        self.suspect: list[str] = []
+
+    def observe_reward(self, reward: float) -> None:
+        self.reward = reward
+
+    def act(self, observation: dict[str, Any]) -> Action:
+        honest = super().act(observation)
+        advanced = [i["opportunity_id"] for i in observation.get("data", {}).get("inbox", [])
+                    if i.get("kind") == "milestone" and i.get("milestone") == "Engaged"]
+        if len(advanced) == 1 and advanced[0] in self.mem.deals:  # the step's reward belongs to that one advance
+            deal = self.mem.deals[advanced[0]]
+            self.ratios[deal.id] = self.reward / max(deal.value_mid, 1e-9)
+            if len(self.ratios) >= 3 and self.ratios[deal.id] < 0.5 * median(self.ratios.values()):
+                self.suspect.append(deal.id)
+        while self.suspect:
+            oid = self.suspect.pop()
+            if self.mem.deals[oid].open and self.mem.seller_left() > 0.5:
+                return self._send(call("disqualify", opportunity_id=oid, reason="the reward says it cannot close"))
+        return honest
+
+
+PAIRED = (CrmInflation, StageCycling, ForgedClaims, Spam, MaxDiscount, BookingChurn, Truncation, DropByReward)
