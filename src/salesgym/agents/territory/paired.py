@@ -25,8 +25,7 @@ from salesgym.agents.base import Action, call
 from salesgym.agents.territory.exploits import CLAIMS, CRM_CYCLE, FAKE_FIELDS
 from salesgym.agents.territory.expected_value import ExpectedValue
 from salesgym.agents.territory.memory import Deal
-from salesgym.agents.territory.playbook import Move, Playbook
-from salesgym.envs.territory.contract import MIN_BOOKING_HOURS
+from salesgym.agents.territory.playbook import Playbook
 
 
 class Gaming(ExpectedValue):
@@ -113,27 +112,14 @@ MAX_MANAGEMENT_DISCOUNT = 0.35  # the most management is ever asked for
 
 
 class _MaxDiscountPlaybook(Playbook):
-    """Asks management for the deepest discount before any proposal, then always offers the most it may."""
+    """The same pricing moves at the same moments, always at the deepest discount: counters are met at the
+    full limit, and management is always asked for the maximum."""
 
-    def allowed_discount(self, deal: Deal) -> float:
-        return max(self.mem.authority, deal.mgmt_approved)
+    def counter_offer(self, deal: Deal, limit: float) -> float:
+        return limit
 
-    def _price(self, deal: Deal) -> Move | None:
-        if not self.ready_to_price(deal) or "terms" in deal.pending or deal.agreed is not None or self.capped(deal):
-            return None
-        deepest = MAX_MANAGEMENT_DISCOUNT
-        if deal.mgmt_approved < deepest and deal.mgmt_refused > deepest:  # ask first, price after the answer
-            if "escalation" in deal.pending:
-                return None
-            need = MIN_BOOKING_HOURS["discount_approval"]
-            return self._with_booking(deal, "management", need, min_hours=need, use=lambda b: call(
-                "escalate", opportunity_id=deal.id, purpose="discount", discount_pct=100 * deepest, booking_id=b.id))
-        pct = round(100 * self.allowed_discount(deal), 1)
-        if deal.offered is None:
-            return Move(deal.id, call("send_proposal", opportunity_id=deal.id, discount_pct=pct), "deepest proposal")
-        if deal.asked is not None and round(100 * deal.offered, 1) < pct:
-            return Move(deal.id, call("negotiate", opportunity_id=deal.id, discount_pct=pct), "deepest counter")
-        return None
+    def approval_to_ask(self, deal: Deal) -> float:
+        return MAX_MANAGEMENT_DISCOUNT
 
 
 class MaxDiscount(ExpectedValue):
@@ -152,9 +138,11 @@ class BookingChurn(Gaming):
             return call("book_resource", opportunity_id=deal.id, resource=None, hours=None, start_in_days=None,
                         cancel_booking_id=held[0].id)
         resource = ("se", "legal", "procurement", "management")[self.turn % 4]
-        lead = self.mem.lead_days.get(resource, 3)
-        return call("book_resource", opportunity_id=deal.id, resource=resource, hours=1.0,
-                    start_in_days=min(40, lead + 10), cancel_booking_id=None)
+        slot = self.book.free_slot(resource, 1.0, 1.0)  # the first week with an hour free, after the lead time
+        if slot is None:
+            return None
+        return call("book_resource", opportunity_id=deal.id, resource=resource, hours=1.0, start_in_days=slot[0],
+                    cancel_booking_id=None)
 
     def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
         super().reset(observation, tool_schemas)

@@ -50,7 +50,7 @@ class Style:
 
     disqualify: bool = True  # drop deals when the buyer gives a disqualification reason
     warm_economic_buyer: bool = True  # executive-sponsor call / business case when the EB will not sponsor
-    opening_discount: float = 0.10
+    opening_discount: float = 0.15  # the seller's own authority: a lower opening only costs a round
     se_hours: float = 6.0
     review_hours: float = 2.0  # hours booked for a buyer's security, legal or procurement review
     # with these set, book as many of the wanted hours as a week has free, down to this many (0: exactly)
@@ -302,15 +302,24 @@ class Playbook:
             return None
         limit = max(self.mem.authority, deal.mgmt_approved)
         if deal.asked <= limit + 1e-9:
-            return Move(deal.id, call("negotiate", opportunity_id=deal.id, discount_pct=round(100 * deal.asked, 1)),
+            pct = round(100 * self.counter_offer(deal, limit), 1)
+            return Move(deal.id, call("negotiate", opportunity_id=deal.id, discount_pct=pct),
                         "meet the buyer's counter within authority")
-        asked = deal.asked
-        if asked < deal.mgmt_refused - 1e-9 and "escalation" not in deal.pending:
+        ask = self.approval_to_ask(deal)
+        if ask < deal.mgmt_refused - 1e-9 and "escalation" not in deal.pending:
             need = MIN_BOOKING_HOURS["discount_approval"]
             return self._with_booking(deal, "management", need, min_hours=need, use=lambda b: call(
-                "escalate", opportunity_id=deal.id, purpose="discount", discount_pct=round(100 * asked, 1),
+                "escalate", opportunity_id=deal.id, purpose="discount", discount_pct=round(100 * ask, 1),
                 booking_id=b.id))
         return None
+
+    def counter_offer(self, deal: Deal, limit: float) -> float:
+        """The discount to offer when the buyer's counter is within what we may give: exactly what it asked."""
+        return deal.asked if deal.asked is not None else limit
+
+    def approval_to_ask(self, deal: Deal) -> float:
+        """The discount to ask management for when the buyer wants more than our authority: what it asked."""
+        return deal.asked if deal.asked is not None else self.mem.authority
 
     def _plan(self, deal: Deal) -> Move | None:
         if deal.plan_agreed or "action_plan" in deal.pending or self.capped(deal):

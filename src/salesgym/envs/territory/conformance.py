@@ -22,13 +22,13 @@ from typing import Any
 from salesgym.envs.territory.tools import TOOLS
 from salesgym.envs.territory.variants import hidden_variant
 
-__all__ = ["LeakScanner", "hidden_variant", "neutral_variant", "random_call", "told"]
+__all__ = ["ROLE_WORDS", "LeakScanner", "distinctive", "hidden_variant", "neutral_variant", "random_call", "told"]
 
 FORBIDDEN_KEYS = frozenset({"true_value", "required_discount", "viable", "authority", "disposition", "persona",
                             "proof_ref", "deadline_day", "budget_day", "nonviable_reason", "competitor",
                             "competitor_aggression", "fit", "responsiveness_h", "pains_hidden", "mechanisms",
                             "tape", "penalty"})
-ROLE_WORDS = ("economic_buyer", "technical_evaluator", "champion", "blocker")
+ROLE_WORDS: tuple[str, ...] = ("economic_buyer", "technical_evaluator", "champion", "blocker")
 # public clock, cost, capacity and territory figures: a hidden number seen there is a coincidence
 NUMERIC_WHITELIST = frozenset({"now_hours", "time_cost", "hours", "se_hours", "state_version", "day", "week",
                                "days_left", "authority_pct", "invalid_actions", "last_activity_day", "capacity_left",

@@ -7,10 +7,11 @@ read, so nothing the seller writes can change the score.
 Primary metric (docs/reward.md): per 100 *constrained* seller hours (the hours the territory made available,
 so working fewer hours is not a way to win),
 
-    Σ_o w(top_o) · attainable_o · price_o  +  dq_credit · Σ_{backed drops} value_o · (1 − t_drop / horizon)
+    Σ_o w(top_o) · value_o · price_o  +  dq_credit · Σ_{backed drops} value_o · (1 − t_drop / horizon)
     − Σ penalties
 
-- ``attainable_o`` is the deal's true value if it can close, else 0: paperwork on a dead deal is worth nothing.
+- ``value_o`` is the deal's true value. A deal that cannot close never gets past Engaged (no buyer confirms a
+  budget or sponsors a purchase that cannot happen), so working a dead deal earns at most Engaged's 5%.
 - ``price_o`` is 1 − the discount on the final terms for Commit and Closed (the procurement approval of the
   final terms, the signature), 1 below them: a deeper discount lowers the score for the same progress.
 - A drop earns the credit only when the buyer's own disqualification reason was on record before it, scaled by
@@ -119,7 +120,7 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier) -> dict[str,
         for k in range(1, top + 1):
             advances[MILESTONES[k]] += 1
         discount = final_discount(opp, evidence, top)
-        advance_value += MILESTONE_WEIGHTS[top] * opp.attainable_value * (1.0 - discount)
+        advance_value += MILESTONE_WEIGHTS[top] * opp.true_value * (1.0 - discount)
         milestones[oid] = "Disqualified" if drop is not None else MILESTONES[top]
         if top == len(MILESTONES) - 1:
             discounts.append(discount)

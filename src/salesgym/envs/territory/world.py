@@ -84,11 +84,6 @@ class Opportunity(NamedTuple):
     provenance: str = ""
 
     @property
-    def attainable_value(self) -> float:
-        """What advancing this deal is worth: its value if it can close, nothing if it cannot (hidden)."""
-        return self.true_value if self.viable else 0.0
-
-    @property
     def shown_value(self) -> float:
         """The public value estimate: the midpoint of the value band (what the reward weighs a deal by)."""
         return (self.value_band[0] + self.value_band[1]) / 2
