@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel, Field, StringConstraints
 
 from salesgym.core.tools import (
+    MAX_CALL_BYTES,
     MAX_CALL_CHARS,
     MAX_DEPTH,
     MAX_OBJECT_DEPTH,
@@ -342,6 +343,7 @@ def test_the_size_of_a_python_call_is_bounded() -> None:
     assert "bytes as JSON; the limit is" in _reason({"tool": "echo", "args": {**GOOD, "text": "x" * 1_000_000}})
     assert "bytes as JSON" in _reason({"tool": "echo", "args": GOOD, "k" * 1_000_000: 1})
     assert "bytes as JSON" in _reason({"tool": "echo", "args": {**GOOD, "items": list(range(100_000))}})
+    assert f"bytes; the limit is {MAX_CALL_BYTES:,}" in _reason(b" " * (MAX_CALL_BYTES + 1))  # checked before decoding
 
 
 @pytest.mark.parametrize("action", [

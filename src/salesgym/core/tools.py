@@ -63,11 +63,11 @@ class ToolArgs(BaseModel):
 class _StripAfterCheck:
     """``Annotated[str, StringConstraints(...), Strip]``: strip surrounding whitespace *after* the length
     constraints were checked on the string as sent (pydantic's ``str_strip_whitespace`` strips first, which
-    lets a padded string the schema refuses through). A chain of two core schemas, so it runs in
-    pydantic-core; the JSON Schema is the first step's."""
+    lets a padded string the schema refuses through). pydantic-core calls ``str.strip`` itself, with no
+    Python frame in between; the JSON Schema is the constrained string's."""
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return core_schema.chain_schema([handler(source), core_schema.str_schema(strip_whitespace=True)])
+        return core_schema.no_info_after_validator_function(str.strip, handler(source))
 
 
 Strip = _StripAfterCheck()
@@ -164,6 +164,8 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _bounded_reason(reason: str) -> str:
+    """``reason``, cut to ``MAX_REASON_CHARS`` counted as JSON text (json.dumps doubles a backslash or a quote;
+    agent text in a reason is ASCII, escaped by ``quote``)."""
     if len(reason) * 2 <= MAX_REASON_CHARS:  # the common case: short enough however it is escaped
         return reason
     weight = 0
@@ -251,6 +253,7 @@ def _refuse_if_deep(text: str, what: str) -> None:
     """Refuse a JSON text nested deeper than ``MAX_DEPTH`` (brackets inside strings do not count); only
     called when the number of opening brackets, a bound on the depth, is over the limit."""
     brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    # a stray closer makes the running sum an underestimate only past it, where json.loads stops anyway
     depth = max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0)
     if depth > MAX_DEPTH:
         raise ToolError(f"{what} nested {depth:,} levels deep; the limit is {MAX_DEPTH}")
@@ -261,7 +264,7 @@ def _decode(text: str, what: str) -> object:
     verb ('call is', 'arguments are'). What ``json.loads`` returns is plain JSON data, bounded by the text."""
     if len(text) > MAX_CALL_CHARS:
         raise ToolError(f"{what} {len(text):,} characters; the limit is {MAX_CALL_CHARS:,}")
-    if text.count("[") + text.count("{") > MAX_DEPTH:
+    if len(text) > MAX_DEPTH and text.count("[") + text.count("{") > MAX_DEPTH:  # a bound on the depth
         _refuse_if_deep(text, what)
     try:
         return json.loads(text)
@@ -280,14 +283,15 @@ _PLAIN_OPTIONS = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACL
 
 def _decode_call(action: object) -> dict[str, Any]:
     """A call that is not a dict: its JSON text, or that text as UTF-8 bytes; anything else is refused."""
-    t = type(action)
-    if t is bytes:
+    if type(action) is bytes:
+        if len(action) > MAX_CALL_BYTES:  # more bytes than any text within MAX_CALL_CHARS has
+            raise ToolError(f"call is {len(action):,} bytes; the limit is {MAX_CALL_BYTES:,}")
         try:
-            action = action.decode()  # type: ignore[attr-defined]
+            action = action.decode()
         except UnicodeDecodeError:
             raise ToolError("call is not valid JSON: its bytes are not UTF-8") from None
-    elif t is not str and t not in _JSON_NOT_OBJECT:  # a dict subclass, a custom object: read nothing of it
-        raise ToolError(f"call is not JSON data: {quote(action)}")
+    elif type(action) is not str and type(action) not in _JSON_NOT_OBJECT:  # a dict subclass, a custom object
+        raise ToolError(f"call is not JSON data: {quote(action)}")  # read nothing of it
     if type(action) is str:
         action = _decode(action, "call is")
     if type(action) is not dict:
