@@ -522,6 +522,10 @@ def step_and_check(env: Any, action: Any, tally: Tally, where: str, kind: str = 
             problems.append("a call after the end was not a no-op error")
     elif result["status"] == "ok":
         tally.ok += 1
+        # compact, except the two detail views a model asks for on purpose (the portfolio, one deal in full)
+        detail = "portfolio" in result["output"] or "opportunity" in result["output"]
+        if not detail and len(obs["text"].encode("utf-8", "surrogatepass")) >= OBS_TEXT_LIMIT:
+            problems.append("the observation of a call is not compact")
     else:
         tally.refused += 1
         new = env._log.since(n)
@@ -562,8 +566,10 @@ def episode_options(rng: random.Random, sizes: tuple[int, ...],
                             "family": family, "template": template, "invalid_action_limit": rng.choice([50, 10**9])}
 
 
-def fuzz(seed: int, calls: int, *, sizes: tuple[int, ...], horizons: tuple[int, ...], episode_calls: int) -> Tally:
-    """``calls`` generated calls over episodes of random shapes, every one checked; reproducible from ``seed``."""
+def fuzz(seed: int, calls: int, *, sizes: tuple[int, ...], horizons: tuple[int, ...], episode_calls: int,
+         max_problems: int = 20) -> Tally:
+    """``calls`` generated calls over episodes of random shapes, every one checked; reproducible from ``seed``.
+    Stops early once more than ``max_problems`` problems were seen."""
     rng = random.Random(seed)
     tally = Tally()
     while tally.calls < calls:
@@ -578,7 +584,7 @@ def fuzz(seed: int, calls: int, *, sizes: tuple[int, ...], horizons: tuple[int, 
             where = f"seed={seed} call #{i} ({kind}; {env_id} {options} episode seed {episode_seed})"
             if step_and_check(env, action, tally, where, kind) and rng.random() < 0.9:
                 break  # mostly a new episode; sometimes keep calling a finished one
-        if len(tally.problems) > 20:
+        if len(tally.problems) > max_problems:
             break
         if env.replay().digest() != env._state.digest():
             tally.problems.append(f"seed={seed}: episode {tally.episodes} does not replay to its state")
