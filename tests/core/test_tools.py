@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+import functools
 import json
-from typing import Literal
+from collections.abc import Iterator, Mapping
+from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 from salesgym.core.tools import (
+    MAX_CALL_BYTES,
     MAX_CALL_CHARS,
+    MAX_DEPTH,
+    MAX_OBJECT_DEPTH,
+    MAX_REASON_CHARS,
+    Strip,
     ToolArgs,
     ToolBox,
     ToolError,
     ToolOutcome,
     ToolResult,
     ToolSpec,
+    quote,
     strict_schema,
 )
 
 
 class Inner(ToolArgs):
-    name: str = Field(description="a name")
+    name: Annotated[str, StringConstraints(max_length=5), Strip] = Field(description="a name")
     value: str
 
 
@@ -49,9 +57,17 @@ def test_parse_accepts_the_documented_spellings(action: object) -> None:
     assert spec.name == "echo" and isinstance(args, EchoArgs) and args.times == 2
 
 
-def test_strings_are_stripped_and_args_frozen() -> None:
+def test_lengths_are_checked_as_sent_then_strip_strips_and_args_are_frozen() -> None:
+    # the schema's maxLength is checked on the string the agent sent, and so is the parser's: padding that
+    # stripping would remove does not let a too-long string through
     _, args = BOX.parse({"tool": "echo", "args": {**GOOD, "text": "  hi  "}})
-    assert args.text == "hi"  # type: ignore[attr-defined]
+    assert args.text == "  hi  "  # type: ignore[attr-defined]  # a plain str is taken as given
+    _, args = BOX.parse({"tool": "echo", "args": {**GOOD, "items": [{"name": " a ", "value": "b"}]}})
+    assert args.items[0].name == "a"  # type: ignore[attr-defined]  # a Strip type is stripped after the check
+    with pytest.raises(ToolError, match="at most 50 characters"):
+        BOX.parse({"tool": "echo", "args": {**GOOD, "text": "hi" + " " * 49}})
+    with pytest.raises(ToolError, match="at most 5 characters"):
+        BOX.parse({"tool": "echo", "args": {**GOOD, "items": [{"name": "a" + " " * 5, "value": "b"}]}})
     with pytest.raises(Exception):  # noqa: B017 - pydantic raises its own ValidationError subclass
         args.text = "changed"  # type: ignore[misc]
 
@@ -115,7 +131,8 @@ def test_strict_schema_inlines_refs_and_requires_every_field() -> None:
                      "description": "optional mode"},
             "items": {"type": "array", "maxItems": 2, "items": {
                 "type": "object", "additionalProperties": False, "required": ["name", "value"],
-                "properties": {"name": {"type": "string", "description": "a name"}, "value": {"type": "string"}}}},
+                "properties": {"name": {"type": "string", "maxLength": 5, "description": "a name"},
+                               "value": {"type": "string"}}}},
         },
     }
 
@@ -140,3 +157,244 @@ def test_tool_result_to_dict_is_plain() -> None:
     assert r.to_dict() == {"status": "ok", "state_version": 12, "time_cost": 0.25, "resource_cost": {"seller": 0.25},
                            "event_ids": ["ev000010", "ev000011"], "output": {"a": 1}}
     assert json.loads(json.dumps(r.to_dict())) == r.to_dict()
+
+
+# --- hardening: strict types, bounded input, short escaped reasons ---------------------------------------------
+
+
+class NumArgs(ToolArgs):
+    ratio: float | None = Field(ge=0, le=10, description="a number")
+    count: int = Field(ge=0, le=100, description="an integer")
+
+
+NUMS: ToolBox[object] = ToolBox([ToolSpec("nums", "Numbers.", NumArgs, lambda ctx, a: ToolOutcome({}, 0.0), "0 h")])
+
+
+def _reason(action: object, box: ToolBox[object] = BOX) -> str:
+    with pytest.raises(ToolError) as err:
+        box.parse(action)
+    reason = err.value.reason
+    assert reason.isprintable() and len(reason) <= MAX_REASON_CHARS
+    assert len(json.dumps({"error": reason})) <= 500
+    return reason
+
+
+class Boom:
+    """Every method the parser might call raises."""
+
+    def _raise(self, *_: object) -> Any:
+        raise RuntimeError("boom")
+
+    __repr__ = __str__ = __format__ = __eq__ = __len__ = __iter__ = __getitem__ = __bool__ = __index__ = _raise
+    __float__ = __int__ = _raise
+    __hash__ = object.__hash__
+
+
+class RaisingMapping(Mapping[str, Any]):
+    def __getitem__(self, key: str) -> Any:
+        raise RuntimeError("boom")
+
+    def __iter__(self) -> Iterator[str]:
+        raise RuntimeError("boom")
+
+    def __len__(self) -> int:
+        raise RuntimeError("boom")
+
+
+class RaisingDict(dict):  # type: ignore[type-arg]
+    def _raise(self, *_: object) -> Any:
+        raise RuntimeError("boom")
+
+    keys = items = values = get = __getitem__ = __iter__ = __len__ = __contains__ = __repr__ = _raise
+
+
+class CollidingKey(str):
+    """Hashes like 'tool' and raises when compared, so any lookup of 'tool' in its dict raises."""
+
+    def __hash__(self) -> int:
+        return hash("tool")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("boom")
+
+
+def _deep_list(n: int) -> Any:
+    return functools.reduce(lambda a, _: [a], range(n), [])
+
+
+@pytest.mark.parametrize(("value", "ratio_ok", "count_ok"), [
+    (2, True, True),
+    (2.0, True, True),  # an integral float is an integer, as in JSON Schema
+    (-0.0, True, True),
+    (2.5, True, False),
+    (True, False, False),  # a boolean is not a number
+    ("2", False, False),  # nor is a numeric string
+    (b"2", False, False),
+    (float("nan"), False, False),
+    (float("inf"), False, False),
+    (10**30, False, False),
+    (None, True, False),
+])
+def test_numbers_are_strict_with_json_semantics(value: object, ratio_ok: bool, count_ok: bool) -> None:
+    for field, ok in (("ratio", ratio_ok), ("count", count_ok)):
+        args = {"ratio": 1, "count": 1, field: value}
+        if ok:
+            _, parsed = NUMS.parse({"tool": "nums", "args": args})
+            got = getattr(parsed, field)
+            assert got == value and (value is None or type(got) is (float if field == "ratio" else int))
+        else:
+            reason = _reason({"tool": "nums", "args": args}, NUMS)
+            assert f"field '{field}'" in reason or f"at 'args.{field}'" in reason  # by validation, or the check
+
+
+def test_an_integral_float_in_json_text_is_an_integer() -> None:
+    _, args = BOX.parse('{"tool": "echo", "args": {"text": "hi", "times": 2.0, "mode": null, "items": []}}')
+    assert args.times == 2 and type(args.times) is int  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("value", [b"hi", bytearray(b"hi"), ("h", "i"), ["hi"], {"hi": 1}, 7, True])
+def test_only_a_str_is_a_string(value: object) -> None:
+    assert "field 'text'" in _reason({"tool": "echo", "args": {**GOOD, "text": value}}) or \
+        "not JSON data" in _reason({"tool": "echo", "args": {**GOOD, "text": value}})
+
+
+@pytest.mark.parametrize(("action", "fragment"), [
+    ({"tool": "echo", "name": "echo", "args": GOOD}, "'tool' or 'name', not both"),
+    ({"tool": "echo", "name": "other", "args": GOOD}, "'tool' or 'name', not both"),
+    ({"tool": "echo", "args": GOOD, "arguments": GOOD}, "'args' or 'arguments', not both"),
+    ({"name": "echo", "args": GOOD, "arguments": json.dumps(GOOD)}, "'args' or 'arguments', not both"),
+])
+def test_a_call_names_its_tool_and_gives_its_arguments_once(action: object, fragment: str) -> None:
+    assert fragment in _reason(action)
+
+
+def test_the_mixed_spellings_are_still_one_name_and_one_argument_set() -> None:
+    assert BOX.parse({"tool": "echo", "arguments": json.dumps(GOOD)})[0].name == "echo"
+    assert BOX.parse({"name": "echo", "args": GOOD})[0].name == "echo"
+
+
+def _nested_text(depth: int) -> str:
+    """A call whose JSON text nests ``depth`` levels: the call, its args, then lists in 'text'."""
+    return '{"tool": "echo", "args": {"text": ' + "[" * (depth - 2) + "]" * (depth - 2) + "}}"
+
+
+def test_json_text_is_bounded_in_depth_before_it_is_decoded() -> None:
+    assert "field 'text'" in _reason(_nested_text(MAX_DEPTH))  # decoded, then refused by validation
+    too_deep = _reason(_nested_text(MAX_DEPTH + 1))
+    assert f"call is nested {MAX_DEPTH + 1} levels deep; the limit is {MAX_DEPTH}" in too_deep
+    for text in ("[" * 1000 + "]" * 1000, '{"a":' * 1000 + "1" + "}" * 1000, "[" * 19_999, "{" * 5000):
+        assert "levels deep" in _reason(text)
+    deep_args = json.dumps({"tool": "echo", "args": "[" * 1000 + "]" * 1000})
+    assert "arguments are nested 1,000 levels deep" in _reason(deep_args)
+    assert "arguments are nested" in _reason({"name": "echo", "arguments": "[" * 5000})
+
+
+def test_brackets_inside_json_strings_are_not_nesting() -> None:
+    text = json.dumps({"tool": "echo", "args": {**GOOD, "text": "[{" * 20 + '\\"[' + "]" * 5}})
+    assert text.count("[") + text.count("{") > MAX_DEPTH
+    _, args = BOX.parse(text)
+    assert args.text.startswith("[{[{")  # type: ignore[attr-defined]
+    # an unterminated string hides nothing: the text is refused, never decoded into a deep value
+    assert "not valid JSON" in _reason('{"tool": "echo", "args": "' + "[" * 100)
+
+
+@pytest.mark.parametrize(("value", "fragment"), [
+    (_deep_list(MAX_OBJECT_DEPTH + 10), f"nested more than {MAX_OBJECT_DEPTH} levels deep at 'args.text"),
+    (_deep_list(5000), "nested more than"),
+    (10**5000, "an integer of about 5,001 digits, outside the 64-bit integers at 'args.text'"),
+    (2**64, "outside the 64-bit integers"),
+    (Boom(), "a Python object at 'args.text'"),
+    (RaisingMapping(), "a Python object at 'args.text'"),
+    (RaisingDict(a=1), "a Python object at 'args.text'"),
+    ("a\ud800", "lone surrogate"),
+    ({5: "x"}, "a key that is not a string (5) at 'args.text'"),
+    ({10**5000: "x"}, "a key that is not a string (an integer of about 5,001 digits)"),
+    ({Boom(): "x"}, "a key that is not a string (a Python object)"),
+    (b"hi", "bytes at 'args.text'"),
+], ids=["deep_list", "very_deep_list", "5000_digit_int", "2**64", "raising_object", "raising_mapping", "raising_dict",
+        "lone_surrogate", "int_key", "5000_digit_int_key", "raising_key", "bytes"])
+def test_python_objects_are_checked_before_anything_reads_them(value: object, fragment: str) -> None:
+    assert fragment in _reason({"tool": "echo", "args": {**GOOD, "text": value}})
+
+
+def test_a_cyclic_object_is_refused() -> None:
+    a: list[Any] = []
+    a.append(a)
+    assert "nested more than" in _reason({"tool": "echo", "args": {**GOOD, "items": a}})
+
+
+@pytest.mark.parametrize("action", [
+    {"tool": "echo", 10**5000: 1},
+    {"tool": "echo", Boom(): 1},
+    {CollidingKey("tool"): "echo", "args": GOOD},
+    RaisingDict(tool="echo", args=GOOD),
+    RaisingMapping(),
+    Boom(),
+    {"tool": Boom(), "args": GOOD},
+    {"tool": "echo", "args": RaisingDict(GOOD)},
+    {"tool": "echo", "args": {**GOOD, "items": [RaisingDict(name="a", value="b")]}},
+], ids=["5000_digit_int_key", "raising_key", "key_colliding_with_tool", "raising_dict_call", "raising_mapping_call",
+        "raising_object_call", "raising_tool_name", "raising_dict_args", "raising_dict_item"])
+def test_objects_whose_methods_raise_are_refused_without_calling_them(action: object) -> None:
+    assert "not JSON data" in _reason(action)
+
+
+def test_the_size_of_a_python_call_is_bounded() -> None:
+    assert "bytes as JSON; the limit is" in _reason({"tool": "echo", "args": {**GOOD, "text": "x" * 1_000_000}})
+    assert "bytes as JSON" in _reason({"tool": "echo", "args": GOOD, "k" * 1_000_000: 1})
+    assert "bytes as JSON" in _reason({"tool": "echo", "args": {**GOOD, "items": list(range(100_000))}})
+    assert f"bytes; the limit is {MAX_CALL_BYTES:,}" in _reason(b" " * (MAX_CALL_BYTES + 1))  # checked before decoding
+
+
+@pytest.mark.parametrize("action", [
+    {"tool": "echo", "args": {**GOOD, "k" * 19_000: 1}},
+    json.dumps({"tool": "echo", "args": {**GOOD, "k" * 19_000: 1}}),
+    {"tool": "echo", "args": GOOD, "k" * 50_000: 1},
+    {"tool": "k" * 19_000, "args": GOOD},
+    {"tool": "echo", "args": {**GOOD, "text": "\\" * 50, "times": "\\" * 50, "mode": '"' * 50, "\\" * 50: 1}},
+    {"tool": "echo", "args": {"\\" * 60 + str(i): 1 for i in range(10)}},
+    {"tool": "echo", "args": {**GOOD, "text": "😀" * 100, "😀" * 100: 1}},
+])
+def test_reasons_quote_a_short_excerpt_of_any_input(action: object) -> None:
+    reason = _reason(action)
+    assert "kkkkk" not in reason or "characters)" in reason  # a long name is cut, and says how long it was
+    assert reason.count("k") <= 2 * 40 + 10
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    ("\x1b[2J\x1b[31mx", "'\\x1b[2J\\x1b[31mx'"),
+    ("a\x00b", "'a\\x00b'"),
+    ("\u202eevil", "'\\u202eevil'"),
+    ("caf\u00e9", "'caf\\xe9'"),
+])
+def test_reasons_escape_control_and_non_ascii_characters(text: str, fragment: str) -> None:
+    reason = _reason({"tool": text, "args": GOOD})
+    assert reason.startswith(f"unknown tool {fragment}") and reason.isascii()
+
+
+def test_a_lone_surrogate_is_escaped_from_json_text_and_refused_in_an_object() -> None:
+    assert _reason('{"tool": "a\\ud800"}').startswith("unknown tool 'a\\ud800'")
+    assert "lone surrogate" in _reason({"tool": "a\ud800"})
+
+
+def test_quote_is_short_escaped_and_never_calls_the_value() -> None:
+    assert quote("o003") == "'o003'"
+    assert quote("x" * 1000) == "'" + "x" * 40 + "'... (1,000 characters)"
+    assert quote("\x1b" * 100).startswith("'\\x1b") and len(quote("\x1b" * 100)) < 80
+    assert len(quote("😀" * 1000)) < 80 and quote("😀" * 1000).isascii()
+    assert [quote(v) for v in (None, True, False, 3, -2.5, 10**20)] == [
+        "null", "true", "false", "3", "-2.5", "an integer of about 21 digits"]
+    assert quote(10**5000) == "an integer of about 5,001 digits"
+    assert [quote(v) for v in ([1], {"a": 1}, (1,), b"x", Boom(), RaisingDict(), _deep_list(10_000))] == [
+        "a list", "an object", "a tuple", "bytes", "a Python object", "a Python object", "a list"]
+
+
+def test_a_reason_is_bounded_however_it_is_escaped() -> None:
+    assert len(ToolError("x" * 10_000).reason) <= MAX_REASON_CHARS
+    assert len(json.dumps(ToolError("\\" * 10_000).reason)) <= MAX_REASON_CHARS + 2
+    assert ToolError("short").reason == "short"
+
+
+def test_unknown_call_keys_are_listed_short() -> None:
+    reason = _reason({"tool": "echo", "args": GOOD, **{f"k{i}": i for i in range(50)}})
+    assert reason.startswith("unknown keys in call: ['k0', 'k1', 'k10', ... (50 in all)]")

@@ -7,6 +7,7 @@ checks the invariants after every step.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from typing import Any
@@ -29,6 +30,16 @@ def _env(**kwargs: Any) -> TerritoryEnv:
 
 def _wait(hours: Any = 1, until: Any = None) -> dict[str, Any]:
     return {"tool": "wait", "args": {"hours": hours, "until": until}}
+
+
+class Boom:
+    """Printing it raises (and so would comparing it)."""
+
+    def _raise(self, *_: object) -> Any:
+        raise RuntimeError("boom")
+
+    __repr__ = __str__ = __format__ = __eq__ = _raise
+    __hash__ = object.__hash__
 
 
 BAD_CALLS: dict[str, Any] = {
@@ -91,6 +102,29 @@ BAD_CALLS: dict[str, Any] = {
     "crm_value_1mb": {"tool": "update_crm", "args": {"opportunity_id": "o000", "stage": None,
                                                      "fields": [{"name": "n", "value": MB}], "next_step": None}},
     "json_call_with_1mb_body": json.dumps({"tool": "disqualify", "args": {"opportunity_id": "o000", "reason": MB}}),
+    # nesting, huge numbers and objects that raise: refused before anything decodes, reads or prints them
+    "deep_json_array_text": "[" * 1000 + "]" * 1000,
+    "deep_json_in_args_text": '{"tool": "wait", "args": "' + "[" * 1000 + "]" * 1000 + '"}',
+    "deep_json_object_text": '{"a":' * 1000 + "1" + "}" * 1000,
+    "deep_list_argument": _wait(hours=functools.reduce(lambda a, _: [a], range(5000), [])),
+    "int_of_5000_digits": _wait(hours=10**5000),
+    "int_of_5000_digits_as_call_key": {"tool": "wait", 10**5000: 1},
+    "argument_whose_repr_raises": _wait(hours=Boom()),
+    "call_key_whose_repr_raises": {"tool": "wait", Boom(): 1},
+    # names that are huge or hold control characters: the reason quotes a short, escaped excerpt
+    "unknown_call_key_1mb": {"tool": "wait", "args": {"hours": 1, "until": None}, MB: 1},
+    "unknown_argument_name_1mb": {"tool": "wait", "args": {MB: 1}},
+    "unknown_argument_name_19k_as_json_text": json.dumps({"tool": "wait", "args": {"k" * 19_000: 1}}),
+    "ansi_escape_in_an_id": {"tool": "view_opportunity", "args": {"opportunity_id": "\x1b[2J\x1b[31mx"}},
+    # what the exported strict schema refuses, the parser refuses
+    "bool_where_a_number_is_expected": {"tool": "send_proposal",
+                                        "args": {"opportunity_id": "o000", "discount_pct": True}},
+    "numeric_string_where_a_number_is_expected": _wait(hours="2"),
+    "id_padded_past_max_length": {"tool": "view_opportunity", "args": {"opportunity_id": "o000" + " " * 100}},
+    "bytes_as_a_string_argument": {"tool": "view_opportunity", "args": {"opportunity_id": b"o000"}},
+    "both_tool_and_name": {"tool": "view_opportunity", "name": "disqualify", "args": {}},
+    "both_args_and_arguments": {"tool": "wait", "args": {"hours": 1, "until": None},
+                                "arguments": '{"hours": 80, "until": null}'},
 }
 
 
@@ -106,10 +140,11 @@ def assert_error_changed_nothing(env: TerritoryEnv, action: Any, before_len: int
                                  before_snapshot: dict[str, Any], obs: dict[str, Any], info: dict[str, Any],
                                  replay: bool = True) -> None:
     result = info["tool_result"]
-    assert result["status"] == "error", (action if not isinstance(action, str) else action[:80], result)
+    assert result["status"] == "error", result
     reason = result["output"]["error"]
     assert isinstance(reason, str) and reason.strip()
-    assert len(reason) < 600  # never echoes a huge input
+    assert len(json.dumps(result["output"])) <= 500  # never echoes a huge input
+    assert reason.isprintable()  # nor control characters (an ANSI escape, a NUL) from it
     new = _new_events(env, before_len)
     assert [e["kind"] for e in new if e["kind"] != "episode_ended"] == ["invalid_action"]
     if len(new) == 2:  # only when this error reached the invalid-action ceiling

@@ -341,12 +341,14 @@ class Environment(Generic[W, S]):
         if state.seq != start:  # a handler must refuse before it emits anything
             raise RuntimeError(f"tool refused after emitting events: {err.reason}") from err
         ctx._pending_draws.clear()
-        tool = action.get("tool") if isinstance(action, Mapping) else None
-        ctx.emit(
-            "invalid_action",
-            "agent",
-            {"reason": err.reason, "tool": tool if isinstance(tool, str) and tool in self.family.tools.specs else None},
-        )
+        # the call's 'tool', when it names a tool; read without hashing or comparing any foreign object,
+        # since the call may be anything (a key whose __eq__ raises, a dict subclass that overrides get)
+        tool = None
+        if type(action) is dict:
+            for key, value in action.items():  # an exact dict: no method of the call is overridden
+                if type(key) is str and key == "tool" and type(value) is str and value in self.family.tools.specs:
+                    tool = value
+        ctx.emit("invalid_action", "agent", {"reason": err.reason, "tool": tool})
         if state.invalid_actions >= self.invalid_action_limit:
             ctx.emit("episode_ended", "env", {"terminated": False, "truncated": True, "why": "invalid-action ceiling"})
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from salesgym.core.evidence import Evidence
-from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec
+from salesgym.core.tools import Strip, ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
 from salesgym.envs.territory import buyers
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.contract import (
@@ -39,9 +39,10 @@ from salesgym.envs.territory.state import Booking, live_bookings, live_meetings
 from salesgym.envs.territory.verifier import PENALTY
 from salesgym.envs.territory.world import Opportunity, Stakeholder
 
-Id = Annotated[str, StringConstraints(min_length=1, max_length=40)]
-Text = Annotated[str, StringConstraints(max_length=4000)]
-ShortText = Annotated[str, StringConstraints(max_length=500)]
+# lengths are checked on the string as sent (as the exported schema does), then it is stripped
+Id = Annotated[str, StringConstraints(min_length=1, max_length=40), Strip]
+Text = Annotated[str, StringConstraints(max_length=4000), Strip]
+ShortText = Annotated[str, StringConstraints(max_length=500), Strip]
 Resource = Literal["se", "legal", "procurement", "management"]
 Approval = Literal["security", "legal", "procurement"]
 CrmStage = Literal[
@@ -67,7 +68,7 @@ def opportunity(ctx: Ctx, oid: str, *, open_only: bool = True) -> Opportunity:
     opp = ctx.world.opportunities.get(oid)
     if opp is None:
         raise ToolError(
-            f"unknown opportunity '{oid[:40]}'; ids look like 'o000'..'o{len(ctx.world.opportunities) - 1:03d}'"
+            f"unknown opportunity {quote(oid)}; ids look like 'o000'..'o{len(ctx.world.opportunities) - 1:03d}'"
         )
     status = ctx.state.deals[oid].status
     if open_only and status != "open":
@@ -78,7 +79,7 @@ def opportunity(ctx: Ctx, oid: str, *, open_only: bool = True) -> Opportunity:
 def stakeholder(ctx: Ctx, sid: str, opp: Opportunity | None = None) -> Stakeholder:
     who = ctx.world.stakeholders.get(sid)
     if who is None or not ctx.state.people[sid].known:
-        raise ToolError(f"unknown stakeholder '{sid[:40]}'; call find_stakeholders on the opportunity first")
+        raise ToolError(f"unknown stakeholder {quote(sid)}; call find_stakeholders on the opportunity first")
     if opp is not None and who.opportunity_id != opp.id:
         raise ToolError(f"stakeholder {sid} belongs to {who.opportunity_id}, not {opp.id}")
     if ctx.state.people[sid].left:
@@ -89,7 +90,7 @@ def stakeholder(ctx: Ctx, sid: str, opp: Opportunity | None = None) -> Stakehold
 def usable_booking(ctx: Ctx, bid: str, opp: Opportunity, resource: str, min_hours: float) -> Booking:
     b = ctx.state.bookings.get(bid)
     if b is None or b.opportunity_id != opp.id:
-        raise ToolError(f"no booking '{bid[:40]}' for {opp.id}; book {resource} hours with book_resource")
+        raise ToolError(f"no booking {quote(bid)} for {opp.id}; book {resource} hours with book_resource")
     if b.resource != resource:
         raise ToolError(f"booking {bid} is for {b.resource}, this needs {resource}")
     if b.status != "booked":
@@ -203,7 +204,7 @@ class EscalateArgs(ToolArgs):
 
 
 class CrmField(ToolArgs):
-    name: Annotated[str, StringConstraints(min_length=1, max_length=40)]
+    name: Id
     value: ShortText
 
 
@@ -323,7 +324,7 @@ def _pct(x: float | None) -> float | None:
 def research_account(ctx: Ctx, a: AccountArgs) -> ToolOutcome:
     account = ctx.world.accounts.get(a.account_id)
     if account is None:
-        raise ToolError(f"unknown account '{a.account_id[:40]}'; ids look like 'a000'")
+        raise ToolError(f"unknown account {quote(a.account_id)}; ids look like 'a000'")
     if account.id in ctx.state.researched:
         already = {"note": "already researched", "keywords": sorted(ctx.state.researched[account.id])}
         return done(already, "research_account", RESEARCH_AGAIN_HOURS)
@@ -396,7 +397,7 @@ def book_resource(ctx: Ctx, a: BookArgs) -> ToolOutcome:
     if a.cancel_booking_id is not None:
         b = ctx.state.bookings.get(a.cancel_booking_id)
         if b is None or b.opportunity_id != opp.id or b.status != "booked":
-            raise ToolError(f"no active booking '{a.cancel_booking_id[:40]}' on {opp.id} to cancel")
+            raise ToolError(f"no active booking {quote(a.cancel_booking_id)} on {opp.id} to cancel")
         late = ctx.now >= b.start - ctx.world.lead_days[b.resource] * HOURS_PER_DAY
         ctx.emit("booking_cancelled", "agent", {"booking_id": b.id, "refunded": not late})
         if late and b.resource == "se":  # the buyer had planned around the SE session
@@ -434,7 +435,7 @@ def book_resource(ctx: Ctx, a: BookArgs) -> ToolOutcome:
 def run_discovery(ctx: Ctx, a: MeetingIdArgs) -> ToolOutcome:
     m = ctx.state.meetings.get(a.meeting_id)
     if m is None:
-        raise ToolError(f"unknown meeting '{a.meeting_id[:40]}'; schedule one with schedule_meeting")
+        raise ToolError(f"unknown meeting {quote(a.meeting_id)}; schedule one with schedule_meeting")
     opp = opportunity(ctx, m.opportunity_id)
     if m.discovery_done:
         raise ToolError(f"discovery for meeting {m.id} is done; schedule another meeting")
