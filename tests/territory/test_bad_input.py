@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from salesgym_testkit import TOOL_NAMES, territory_random_action
 
+from salesgym.core.env import public_event_id
 from salesgym.envs.territory.env import TerritoryEnv
 
 MB = "x" * 1_000_000
@@ -149,7 +150,10 @@ def assert_error_changed_nothing(env: TerritoryEnv, action: Any, before_len: int
     assert [e["kind"] for e in new if e["kind"] != "episode_ended"] == ["invalid_action"]
     if len(new) == 2:  # only when this error reached the invalid-action ceiling
         assert new[1]["payload"]["truncated"] is True
-    assert result["event_ids"] == [new[0]["id"]]
+    # one public event: the refusal (and the episode's end at the ceiling), numbered among public events only
+    public = [e for e in new]
+    assert result["event_ids"] == [public_event_id(result["state_version"] - len(public) + i) for i in range(len(public))]
+    assert result["state_version"] == info["state_version"] == env.state_version
     assert result["time_cost"] == 0.0 and result["resource_cost"] == {}
     # the state differs only by the recorded event: replaying the log without it gives the old state
     if replay:
@@ -157,7 +161,7 @@ def assert_error_changed_nothing(env: TerritoryEnv, action: Any, before_len: int
         assert env.replay().digest() == env._state.digest()
     after = env._state.snapshot()
     changed = {k for k in after if after[k] != before_snapshot[k]}
-    assert changed <= {"seq", "invalid_actions", "truncated"}
+    assert changed <= {"seq", "public_seq", "invalid_actions", "truncated"}
     # the observation says so
     assert obs["data"]["last_result"]["status"] == "error"
     assert "Last: error" in obs["text"]
@@ -190,7 +194,7 @@ def test_the_accepted_call_spellings_all_work(action: Any) -> None:
     env.reset(seed=1)
     _, _, _, _, info = env.step(action)
     assert info["tool_result"]["status"] == "ok"
-    assert info["tool_result"]["output"] == {"waited_hours": 2.0}
+    assert info["tool_result"]["output"] == {"waited": "hours"} and info["tool_result"]["time_cost"] == 2.0
 
 
 def test_the_invalid_action_ceiling_truncates_the_episode() -> None:
@@ -268,7 +272,7 @@ class TerritoryCalls(RuleBasedStateMachine):
     @initialize(seed=st.integers(0, 3))
     def reset(self, seed: int) -> None:
         _, info = self.env.reset(seed=seed)
-        self.version = info["state_version"]
+        self.version = self.version_before = info["state_version"]
 
     def _step(self, action: Any, must_fail: bool) -> None:
         env = self.env
@@ -279,14 +283,14 @@ class TerritoryCalls(RuleBasedStateMachine):
         result = info["tool_result"]
         assert isinstance(reward, float)
         assert result["state_version"] >= self.version
-        self.version = result["state_version"]
+        self.version_before, self.version = self.version, result["state_version"]
         if over:
             assert result["status"] == "error" and len(env.event_log()) == before_len
             return
         if must_fail or result["status"] == "error":
             assert_error_changed_nothing(env, action, before_len, "", snap, obs, info, replay=False)
         else:
-            assert result["state_version"] > before_len - 1
+            assert result["state_version"] > self.version_before
             # compact, except the two detail views a model asks for on purpose (the portfolio, one deal in full)
             detail = "portfolio" in result["output"] or "opportunity" in result["output"]
             assert len(obs["text"].encode()) < OBS_TEXT_LIMIT or detail
@@ -320,7 +324,8 @@ class TerritoryCalls(RuleBasedStateMachine):
     @invariant()
     def version_counts_the_events(self) -> None:
         if self.version >= 0:
-            assert self.env._state.seq == self.env.state_version == len(self.env._log)
+            assert self.env._state.seq == len(self.env._log)
+            assert self.env.state_version == sum(e["kind"] in self.env.family.public_events for e in self.env.event_log())
 
     def teardown(self) -> None:
         if self.version >= 0:

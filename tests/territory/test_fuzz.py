@@ -41,6 +41,7 @@ import salesgym
 from salesgym.core.clock import Scheduler
 from salesgym.core.state import State
 from salesgym.core.tools import MAX_CALL_CHARS, MAX_REASON_CHARS, ToolError
+from salesgym.core.env import public_event_id
 from salesgym.envs.territory.families import FAMILIES
 from salesgym.envs.territory.tools import TOOLS
 
@@ -468,7 +469,7 @@ def random_call(rng: random.Random, env: Any) -> tuple[str, Any]:
 
 # --- the checks made after every call ---------------------------------------------------------------------------
 
-BOOKKEEPING = frozenset({"seq", "invalid_actions", "truncated"})  # what one invalid_action event may change
+BOOKKEEPING = frozenset({"seq", "public_seq", "invalid_actions", "truncated"})  # what one invalid_action event may change
 OBS_TEXT_LIMIT = 4096
 REASON_JSON_LIMIT = 500
 
@@ -535,10 +536,12 @@ def step_and_check(env: Any, action: Any, tally: Tally, where: str, kind: str = 
             problems.append(f"a refusal recorded {kinds}")
         s = env._state
         bookkeeping_ok = (s.seq, s.invalid_actions, s.truncated) == (seq + len(new), invalid + 1, at_ceiling)
+        bookkeeping_ok = bookkeeping_ok and s.public_seq == before.public_seq + len(new)
         if not bookkeeping_ok or _world_view(s) != _world_view(before):
             tally.side_effects += 1
             problems.append("a refusal changed the state beyond its invalid_action")
-        if not new or result["event_ids"] != [new[0].id]:
+        expected = [public_event_id(s.public_seq - len(new) + i) for i in range(len(new))]
+        if not new or result["event_ids"] != expected or result["state_version"] != s.public_seq:
             problems.append(f"a refusal names events {result['event_ids']}")
         reason = result["output"].get("error")
         if not isinstance(reason, str) or not reason or len(reason) > MAX_REASON_CHARS:
