@@ -50,11 +50,12 @@ SplitsDir = Annotated[
 DbPath = Annotated[Path, typer.Option("--db", help="SQLite run database", dir_okay=False)]
 
 
-def _open_store(db: Path, *, must_exist: bool = False) -> Store:
-    if must_exist and not db.is_file():
+def _open_store(db: Path, *, readonly: bool = False) -> Store:
+    """The run database; readers open it read-only and need it to exist."""
+    if readonly and not db.exists():
         _fail(f"{db}: no run database here (run `salesgym bench` first or pass --db)")
     try:
-        return Store(db)
+        return Store(db, readonly=readonly)
     except StoreError as e:
         _fail(str(e))
 
@@ -196,13 +197,17 @@ def bench(
     except KeyboardInterrupt:
         store.close()
         _fail("interrupted; finished episodes are saved: run the same command again to resume", 130)
-    except BenchError as e:
+    except (BenchError, StoreError) as e:
         store.close()
         _fail(str(e))
 
     run_id = outcome.run.id
-    eps = store.episodes(run_id)
-    store.close()
+    try:
+        eps = store.episodes(run_id)
+    except StoreError as e:
+        _fail(str(e))
+    finally:
+        store.close()
     a = an.analyse(eps, list(names), reference=suite.reference, exploits=suite.exploits)
     n_terr = len(manifest.limited(episodes))
     title = f"{manifest.name}: primary score over {n_terr} territories (run {run_id})" + (
@@ -239,7 +244,7 @@ def report(
     """Write a Markdown and a self-contained HTML report of a run."""
     from salesgym.bench.report import write_report
 
-    store = _open_store(db, must_exist=True)
+    store = _open_store(db, readonly=True)
     try:
         run = store.get_run(run_id)
         assert run is not None
@@ -267,7 +272,7 @@ def export(
     db: DbPath = DEFAULT_DB,
 ) -> None:
     """Export a run's episodes (with every metric) to JSON or CSV."""
-    store = _open_store(db, must_exist=True)
+    store = _open_store(db, readonly=True)
     target = out_path or Path("runs") / f"{run_id}.{fmt.value}"
     try:
         path = store.export_json(run_id, target) if fmt is ExportFormat.json else store.export_csv(run_id, target)
@@ -280,7 +285,7 @@ def export(
 
 def runs(db: DbPath = DEFAULT_DB) -> None:
     """List the runs in the database."""
-    store = _open_store(db, must_exist=True)
+    store = _open_store(db, readonly=True)
     try:
         t = Table("run", "created", "split", "ablation", "policies", "episodes")
         for r in store.runs():
@@ -288,6 +293,8 @@ def runs(db: DbPath = DEFAULT_DB) -> None:
             t.add_row(
                 r.id, r.created, r.split, str(r.config.get("ablation") or "—"), str(len(r.policies)), str(len(eps))
             )
+    except StoreError as e:
+        _fail(str(e))
     finally:
         store.close()
     out.print(t)
