@@ -123,3 +123,25 @@ def test_kill_9_of_the_bench_leaves_no_process(bench: subprocess.Popen[bytes]) -
     gone = wait_for(lambda: not group(bench.pid), SETTLE_S)
     assert gone, f"left behind {SETTLE_S:.0f} s after kill -9: {group(bench.pid)}"
 
+
+def test_sigterm_stops_the_bench_cleanly(bench: subprocess.Popen[bytes], tmp_path: Path) -> None:
+    assert wait_for(lambda: _workers_running(bench), 60), f"workers never started: {group(bench.pid)}"
+    os.kill(bench.pid, signal.SIGTERM)
+    try:
+        _, stderr = bench.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the bench did not stop within 60 s of SIGTERM")
+    text = stderr.decode()
+    assert bench.returncode == 143, text
+    assert "Traceback" not in text
+    assert [line for line in text.splitlines() if line.startswith("error:")] == [
+        "error: terminated (SIGTERM); finished episodes are saved: run the same command again to resume"
+    ]
+    assert wait_for(lambda: not group(bench.pid), SETTLE_S), f"left behind: {group(bench.pid)}"
+    done = subprocess.run(
+        [sys.executable, "-m", "salesgym.cli", "runs", "--db", str(tmp_path / "runs.sqlite")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "slow-" in done.stdout, done.stdout + done.stderr

@@ -1,19 +1,26 @@
 """CLI commands of the benchmark (bench, report, export, runs, splits); registered on the main app by ``register``.
 
-Every expected failure (bad argument, tampered split, unknown run, missing environment) ends with one clear
-line on stderr and a non-zero exit, never a traceback.
+Every expected failure (bad argument, tampered split, damaged or read-only database, unwritable output
+path, unknown run, missing environment) ends with one clear ``error:`` line on stderr and a non-zero exit,
+never a traceback.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
+from types import FrameType
 from typing import Annotated, NoReturn
 
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -38,9 +45,36 @@ class ExportFormat(StrEnum):
     csv = "csv"
 
 
+def one_line(message: str) -> str:
+    """``message`` on one printable line (SQLite and OS messages may quote raw file content)."""
+    return " ".join("".join(c if c.isprintable() else " " for c in message).split())
+
+
 def _fail(message: str, code: int = 1) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # escaped: a message quotes user input (a policy name, a path), which must not be read as rich markup
+    err.print(f"[bold red]error:[/] {escape(one_line(message))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _write_error(path: Path, what: str, e: OSError) -> str:
+    where = e.filename if isinstance(e.filename, str) else str(path)
+    return f"{where}: cannot write {what}: {e.strerror or e}"
+
+
+def _check_parents(path: Path) -> None:
+    """The nearest existing ancestor of an output path must be a directory (else nothing can be created)."""
+    for parent in path.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                _fail(f"{parent}: is not a directory, so {path} cannot be created")
+            return
+
+
+def _check_out_dir(path: Path, what: str) -> None:
+    """An output directory that exists as something else is refused before any work is done."""
+    if path.exists() and not path.is_dir():
+        _fail(f"{path}: exists and is not a directory (--out takes a directory for {what})")
+    _check_parents(path)
 
 
 SplitsDir = Annotated[
@@ -58,6 +92,26 @@ def _open_store(db: Path, *, readonly: bool = False) -> Store:
         return Store(db, readonly=readonly)
     except StoreError as e:
         _fail(str(e))
+
+
+class _Terminated(Exception):
+    """SIGTERM during a benchmark: stop like Ctrl-C (finished episodes are already saved)."""
+
+
+@contextmanager
+def _sigterm_stops() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _preflight(manifest: sp.Manifest) -> None:
@@ -165,7 +219,12 @@ def bench(
     def on_plan(todo: int, done: int) -> None:
         progress.update(task, total=todo)
         if done:
-            err.print(f"resuming: {done} episode(s) already in {db}, {todo} to play", highlight=False, soft_wrap=True)
+            err.print(
+                f"resuming: {done} episode(s) already in {db}, {todo} to play",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
 
     def on_result(rec: EpisodeRecord) -> None:
         if rec.status == "error":
@@ -180,7 +239,7 @@ def bench(
         highlight=False,
     )
     try:
-        with progress:
+        with _sigterm_stops(), progress:
             outcome = runner.run_benchmark(
                 store,
                 manifest,
@@ -197,6 +256,9 @@ def bench(
     except KeyboardInterrupt:
         store.close()
         _fail("interrupted; finished episodes are saved: run the same command again to resume", 130)
+    except _Terminated:
+        store.close()
+        _fail("terminated (SIGTERM); finished episodes are saved: run the same command again to resume", 143)
     except (BenchError, StoreError) as e:
         store.close()
         _fail(str(e))
@@ -223,7 +285,12 @@ def bench(
     out.print(an.exploit_line(a), highlight=False, soft_wrap=True)
     for note in a.notes:
         out.print(f"[dim]note: {note}[/]")
-    out.print(f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}", highlight=False, soft_wrap=True)
+    out.print(
+        f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
     failed = [e for e in eps if e.status == "error"]
     if failed:
         first = (failed[0].error or "").strip().splitlines()[0] if failed[0].error else "unknown"
@@ -244,6 +311,8 @@ def report(
     """Write a Markdown and a self-contained HTML report of a run."""
     from salesgym.bench.report import write_report
 
+    target = out_dir or Path("runs") / run_id
+    _check_out_dir(target, "the report")
     store = _open_store(db, readonly=True)
     try:
         run = store.get_run(run_id)
@@ -253,12 +322,14 @@ def report(
             assert o is not None
             if o.split != run.split:
                 raise StoreError(f"--compare {other}: split {o.split!r} differs from {run.split!r}")
-        files = write_report(store, run_id, out_dir or Path("runs") / run_id, compare or [])
+        files = write_report(store, run_id, target, compare or [])
     except StoreError as e:
         _fail(str(e))
+    except OSError as e:
+        _fail(_write_error(target, "the report", e))
     finally:
         store.close()
-    out.print(f"wrote {files.markdown} and {files.html}", highlight=False, soft_wrap=True)
+    out.print(f"wrote {files.markdown} and {files.html}", markup=False, highlight=False, soft_wrap=True)
 
 
 def export(
@@ -272,15 +343,20 @@ def export(
     db: DbPath = DEFAULT_DB,
 ) -> None:
     """Export a run's episodes (with every metric) to JSON or CSV."""
-    store = _open_store(db, readonly=True)
     target = out_path or Path("runs") / f"{run_id}.{fmt.value}"
+    if target.is_dir():
+        _fail(f"{target}: is a directory (--out takes a file name)")
+    _check_parents(target)
+    store = _open_store(db, readonly=True)
     try:
         path = store.export_json(run_id, target) if fmt is ExportFormat.json else store.export_csv(run_id, target)
-    except (StoreError, OSError) as e:
+    except StoreError as e:
         _fail(str(e))
+    except OSError as e:
+        _fail(_write_error(target, "the export", e))
     finally:
         store.close()
-    out.print(f"wrote {path}", highlight=False, soft_wrap=True)
+    out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 
 
 def runs(db: DbPath = DEFAULT_DB) -> None:
@@ -290,9 +366,15 @@ def runs(db: DbPath = DEFAULT_DB) -> None:
         t = Table("run", "created", "split", "ablation", "policies", "episodes")
         for r in store.runs():
             eps = store.episodes(r.id)
-            t.add_row(
-                r.id, r.created, r.split, str(r.config.get("ablation") or "—"), str(len(r.policies)), str(len(eps))
+            cells = (
+                r.id,
+                r.created,
+                r.split,
+                str(r.config.get("ablation") or "—"),
+                str(len(r.policies)),
+                str(len(eps)),
             )
+            t.add_row(*(escape(c) for c in cells))  # stored text is data, not markup
     except StoreError as e:
         _fail(str(e))
     finally:
@@ -313,14 +395,16 @@ def splits_verify(splits_dir: SplitsDir = None) -> None:
     bad = 0
     for c in checks:
         if c.ok:
-            out.print(f"[green]ok[/]    {c.path}  {c.message[4:]}", highlight=False, soft_wrap=True)
+            out.print(f"[green]ok[/]    {escape(f'{c.path}  {c.message[4:]}')}", highlight=False, soft_wrap=True)
         else:
             bad += 1
-            err.print(f"[bold red]FAIL[/]  {c.path}: {c.message}", highlight=False, soft_wrap=True)
+            err.print(
+                f"[bold red]FAIL[/]  {escape(f'{c.path}: {one_line(c.message)}')}", highlight=False, soft_wrap=True
+            )
     manifests = {c.manifest.name: c.manifest for c in checks if c.manifest is not None}
     problems = sp.rule_violations(manifests)
     for p in problems:
-        err.print(f"[bold red]FAIL[/]  rule: {p}", highlight=False, soft_wrap=True)
+        err.print(f"[bold red]FAIL[/]  rule: {escape(p)}", highlight=False, soft_wrap=True)
     if bad or problems:
         _fail(f"{bad} manifest(s) failed, {len(problems)} rule violation(s)")
     out.print(f"{len(checks)} manifest(s) verified; split rules hold")
@@ -342,6 +426,7 @@ def splits_generate(
     from salesgym.bench import splitgen
 
     target = out_dir or sp.default_splits_dir()
+    _check_out_dir(target, "the manifests")
     try:
         catalogue = splitgen.load_catalogue()
     except ImportError as e:
@@ -362,8 +447,12 @@ def splits_generate(
                 changed.append(name)
     if changed and not force:
         _fail(f"{target}: would change frozen split(s) {', '.join(changed)}; pass --force to overwrite")
-    for path in splitgen.write_all(manifests, target):
-        out.print(f"wrote {path}", highlight=False, soft_wrap=True)
+    try:
+        written = splitgen.write_all(manifests, target)
+    except OSError as e:
+        _fail(_write_error(target, "the manifests", e))
+    for path in written:
+        out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
