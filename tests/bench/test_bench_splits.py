@@ -98,6 +98,9 @@ def test_tampered_manifest_is_refused_naming_the_file(tmp_path: Path) -> None:
     [
         (lambda d: d.pop("territories"), "missing key(s) territories"),
         (lambda d: d.update(format_version=2), "unsupported format_version 2"),
+        (lambda d: d["territories"][0].update(seed=2**63), "seed must be in 0..2**63-1"),
+        (lambda d: d["territories"][0].update(seed=-1), "seed must be in 0..2**63-1"),
+        (lambda d: d["territories"][0].update(id="a/b"), "territories[0].id must be 1-64 letters"),
         (lambda d: d.update(name=7), "name must be str"),
         (lambda d: d["territories"][0].update(seed="7"), "territories[0].seed must be int"),
         (lambda d: d["territories"][0].update(seed=True), "territories[0].seed must be int"),

@@ -128,10 +128,13 @@ def _preflight(manifest: sp.Manifest) -> None:
         from salesgym.envs.territory.families import FAMILIES
     except ImportError:
         return
+    where = manifest.path or manifest.name
     problems = sp.check_catalogue(manifest, FAMILIES)
     if problems:
-        where = manifest.path or manifest.name
         raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
+    problems = sp.environment_problems(manifest)
+    if problems:
+        raise BenchError(f"{where}: the environment cannot build this split: {'; '.join(problems[:5])}")
 
 
 def _n(x: float) -> str:
@@ -387,17 +390,27 @@ splits_app = typer.Typer(no_args_is_help=True, help="Check or (re)generate the f
 
 @splits_app.command("verify")
 def splits_verify(splits_dir: SplitsDir = None) -> None:
-    """Re-check every manifest's hash and structure, and the family/template rules between splits."""
+    """Re-check every manifest's hash and structure, that the environment can build every territory, and the
+    family/template rules between splits."""
     try:
         checks = sp.verify_all(splits_dir)
     except sp.SplitError as e:
         _fail(str(e))
     bad = 0
+    first = ""  # the first failure, repeated on the final error line
     for c in checks:
-        if c.ok:
+        unbuildable = sp.environment_problems(c.manifest) if c.manifest is not None else []
+        if c.ok and not unbuildable:
             out.print(f"[green]ok[/]    {escape(f'{c.path}  {c.message[4:]}')}", highlight=False, soft_wrap=True)
+        elif c.ok:
+            bad += 1
+            more = f" (and {len(unbuildable) - 3} more)" if len(unbuildable) > 3 else ""
+            reason = f"the environment cannot build it: {'; '.join(unbuildable[:3])}{more}"
+            first = first or f"{c.path.name}: {reason}"
+            err.print(f"[bold red]FAIL[/]  {escape(f'{c.path}: {one_line(reason)}')}", highlight=False, soft_wrap=True)
         else:
             bad += 1
+            first = first or f"{c.path.name}: {c.message}"
             err.print(
                 f"[bold red]FAIL[/]  {escape(f'{c.path}: {one_line(c.message)}')}", highlight=False, soft_wrap=True
             )
@@ -406,7 +419,8 @@ def splits_verify(splits_dir: SplitsDir = None) -> None:
     for p in problems:
         err.print(f"[bold red]FAIL[/]  rule: {escape(p)}", highlight=False, soft_wrap=True)
     if bad or problems:
-        _fail(f"{bad} manifest(s) failed, {len(problems)} rule violation(s)")
+        first = first or f"rule: {problems[0]}"
+        _fail(f"{bad} manifest(s) failed, {len(problems)} rule violation(s); first: {first}")
     out.print(f"{len(checks)} manifest(s) verified; split rules hold")
 
 

@@ -9,6 +9,8 @@ A manifest is one JSON file per split (``splits/<name>.json``)::
 ``sha256`` is the hash of the canonical JSON (``sort_keys``, separators ``(",", ":")``) of every other
 field, so any edit to a territory, the description or the contamination note is caught. Manifests are
 generated once (:mod:`salesgym.bench.splitgen`) and committed; ``salesgym splits verify`` re-checks them.
+
+Seeds are ints with ``0 <= seed < 2**63`` (:data:`SEED_LIMIT`: they fit SQLite's signed 64-bit INTEGER).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -25,6 +28,9 @@ from typing import Any
 FORMAT_VERSION = 1
 SPLIT_NAMES = ("train", "eval", "held-out", "debug")
 ENV_VAR = "SALESGYM_SPLITS_DIR"
+SEED_LIMIT = 2**63  # exclusive: the run store keeps seeds in a signed 64-bit SQLite INTEGER
+# ids and names end up in run ids, file names and tables: short, printable, no path separators
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 TERRITORY_FIELDS: dict[str, type] = {
     "id": str,
     "family": str,
@@ -135,6 +141,8 @@ def default_splits_dir() -> Path:
 def resolve_splits_dir(explicit: Path | str | None = None) -> Path:
     """The splits directory to use: explicit argument > environment variable > default; must exist."""
     path = Path(explicit) if explicit is not None else default_splits_dir()
+    if path.exists() and not path.is_dir():
+        raise SplitError(path, "is not a directory (--splits-dir and $SALESGYM_SPLITS_DIR name the splits directory)")
     if not path.is_dir():
         searched = ", ".join(str(p) for p in _candidates())
         raise SplitError(path, f"splits directory does not exist (set --splits-dir or ${ENV_VAR}; searched {searched})")
@@ -169,10 +177,12 @@ def _parse_territory(path: Path, i: int, raw: Any) -> Territory:
     for key, kind in TERRITORY_FIELDS.items():
         if not _is_type(raw[key], kind):
             raise SplitError(path, f"{where}.{key} must be {kind.__name__}, got {type(raw[key]).__name__}")
-    if not raw["id"] or not raw["family"] or not raw["template"]:
-        raise SplitError(path, f"{where}: id, family and template must be non-empty")
-    if raw["seed"] < 0:
-        raise SplitError(path, f"{where}.seed must be >= 0, got {raw['seed']}")
+    for key in ("id", "family", "template"):
+        if not NAME_PATTERN.fullmatch(raw[key]):
+            got = repr(raw[key])[:80]
+            raise SplitError(path, f"{where}.{key} must be 1-64 letters, digits, '.', '_' or '-', got {got}")
+    if not 0 <= raw["seed"] < SEED_LIMIT:
+        raise SplitError(path, f"{where}.seed must be in 0..2**63-1, got {raw['seed']}")
     if raw["n_opportunities"] < 1:
         raise SplitError(path, f"{where}.n_opportunities must be >= 1, got {raw['n_opportunities']}")
     if raw["horizon_days"] < 1:
@@ -195,6 +205,8 @@ def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
         raise SplitError(
             path, f"unsupported format_version {data['format_version']} (this salesgym reads {FORMAT_VERSION})"
         )
+    if not NAME_PATTERN.fullmatch(data["name"]):
+        raise SplitError(path, f"name must be 1-64 letters, digits, '.', '_' or '-', got {repr(data['name'])[:80]}")
     contamination = data.get("contamination")
     if contamination is not None and not isinstance(contamination, dict):
         raise SplitError(path, f"contamination must be an object, got {type(contamination).__name__}")
@@ -235,10 +247,14 @@ def load_file(path: Path | str) -> Manifest:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise SplitError(path, f"cannot read: {err.strerror or err}") from err
+    except UnicodeDecodeError as err:
+        raise SplitError(path, f"not a text file: invalid UTF-8 at byte {err.start}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise SplitError(path, f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}") from err
+    except RecursionError:
+        raise SplitError(path, "invalid JSON: nested too deeply") from None
     return parse(data, path)
 
 
@@ -246,7 +262,7 @@ def load(name: str, splits_dir: Path | str | None = None) -> Manifest:
     """Load the split ``name`` from ``splits_dir`` (default: :func:`resolve_splits_dir`)."""
     directory = resolve_splits_dir(splits_dir)
     path = manifest_path(directory, name)
-    if not path.is_file():
+    if not NAME_PATTERN.fullmatch(name) or not path.is_file():
         names = ", ".join(available(directory)) or "none"
         raise SplitError(path, f"no split named {name!r} (available in {directory}: {names})")
     return load_file(path)
@@ -315,6 +331,22 @@ def check_catalogue(manifest: Manifest, families: Mapping[str, Any]) -> list[str
             problems.append(f"{t.id}: unknown family {t.family!r}")
         elif t.template not in getattr(fam, "templates", {}):
             problems.append(f"{t.id}: family {t.family!r} has no template {t.template!r}")
+    return problems
+
+
+def environment_problems(manifest: Manifest) -> list[str]:
+    """Territories the environment would refuse to build (unknown family or template, a size or horizon it
+    does not accept); empty when the territory environment is not installed."""
+    try:
+        from salesgym.envs.territory.generator import check_options
+    except ImportError:
+        return []
+    problems: list[str] = []
+    for t in manifest.territories:
+        try:
+            check_options(t.family, t.template, t.n_opportunities, t.horizon_days, ())
+        except ValueError as err:
+            problems.append(f"{t.id}: {err}")
     return problems
 
 
