@@ -362,6 +362,27 @@ CASES = [
         "is not a directory",
     ),
     Case(
+        "bench-key-file-on-public",
+        (*BENCH, "--key-file", "{file}", "--db", "{tmp}/x.sqlite"),
+        None,
+        1,
+        "applies to private splits only",
+    ),
+    Case(
+        "bench-verifier-key-missing",
+        (*BENCH, "--verifier-key-file", "{tmp}/none.key", "--db", "{tmp}/x.sqlite"),
+        None,
+        1,
+        "cannot read the verifier key file",
+    ),
+    Case(
+        "bench-verifier-key-too-short",
+        (*BENCH, "--verifier-key-file", "{file}", "--db", "{tmp}/x.sqlite"),
+        None,
+        1,
+        "at least 32 characters",
+    ),
+    Case(
         "bench-policy-with-markup", (*BENCH, "-p", "[/b]", "--db", "{tmp}/x.sqlite"), None, 1, "unknown policy '[/b]'"
     ),
     Case("runs-db-path-with-markup", ("runs", "--db", "{tmp}/[/x].sqlite"), None, 1, "[/x].sqlite: no run database"),

@@ -1,8 +1,8 @@
 """CLI commands of the benchmark (bench, report, export, runs, splits); registered on the main app by ``register``.
 
-Every expected failure (bad argument, tampered split, damaged or read-only database, unwritable output
-path, unknown run, missing environment) ends with one clear ``error:`` line on stderr and a non-zero exit,
-never a traceback.
+Every expected failure (bad argument, tampered or unbuildable split, missing key, damaged or read-only
+database, unwritable output path, unknown run, missing environment) ends with one clear ``error:`` line on
+stderr and a non-zero exit, never a traceback.
 """
 
 from __future__ import annotations
@@ -82,6 +82,13 @@ SplitsDir = Annotated[
     typer.Option("--splits-dir", help=f"directory of split manifests (default: ${sp.ENV_VAR} or <repo>/splits)"),
 ]
 DbPath = Annotated[Path, typer.Option("--db", help="SQLite run database", dir_okay=False)]
+KeyFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--key-file", help=f"key of a private split (default: ${sp.KEY_ENV_VAR}); see `salesgym splits keygen`"
+    ),
+]
+VERIFIER_SECRET_ENV = "SALESGYM_VERIFIER_SECRET"  # read by salesgym.core.env; workers inherit it
 
 
 def _open_store(db: Path, *, readonly: bool = False) -> Store:
@@ -92,6 +99,30 @@ def _open_store(db: Path, *, readonly: bool = False) -> Store:
         return Store(db, readonly=readonly)
     except StoreError as e:
         _fail(str(e))
+
+
+def _unlock(manifest: sp.Manifest, key_file: Path | None) -> sp.Manifest:
+    """A private split with its seeds derived from the operator's key; a public one as it is."""
+    if not manifest.private:
+        if key_file is not None:
+            raise BenchError(f"--key-file applies to private splits only; {manifest.name!r} lists its seeds")
+        return manifest
+    key = sp.resolve_key(key_file)
+    if key is None:
+        raise sp.SplitError(manifest.path or manifest.name, sp.locked_message(manifest.name))
+    return manifest.unlock(key)
+
+
+def _verifier_key(path: Path) -> str:
+    """The verifier's proof key from a file (so it never sits in the source, the shell history or ``ps``)."""
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+        raise BenchError(f"{path}: cannot read the verifier key file: {reason}") from None
+    if len(text) < 32 or "\0" in text:
+        raise BenchError(f"{path}: the verifier key must be at least 32 characters of text")
+    return text
 
 
 class _Terminated(Exception):
@@ -188,12 +219,21 @@ def bench(
         int, typer.Option(min=1, help="step cap per episode (counted as a failure)")
     ] = DEFAULT_MAX_STEPS,
     splits_dir: SplitsDir = None,
+    key_file: KeyFile = None,
+    verifier_key_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--verifier-key-file", help=f"file holding the verifier's proof key (sets ${VERIFIER_SECRET_ENV})"
+        ),
+    ] = None,
 ) -> None:
     """Run policies on a frozen split and print the leaderboard with bootstrap CIs and the exploit check."""
     from salesgym.bench import runner
 
     try:
-        manifest = sp.load(split, splits_dir)
+        manifest = _unlock(sp.load(split, splits_dir), key_file)
+        if verifier_key_file is not None:
+            os.environ[VERIFIER_SECRET_ENV] = _verifier_key(verifier_key_file)  # before any worker starts
         abl = runner.validate_ablation(ablation)
         if ray_address and backend is not BackendName.ray:
             raise BenchError("--ray-address only applies to --backend ray")
@@ -204,6 +244,13 @@ def bench(
         chosen = runner.make_backend(backend.value, n_workers, ray_address)
     except (sp.SplitError, BenchError) as e:
         _fail(str(e))
+    if manifest.private and not os.environ.get(VERIFIER_SECRET_ENV):
+        err.print(
+            f"warning: ${VERIFIER_SECRET_ENV} is not set: the verifier signs with the public default key "
+            "(pass --verifier-key-file for a private benchmark)",
+            highlight=False,
+            soft_wrap=True,
+        )
 
     store = _open_store(db)
     errors: list[EpisodeRecord] = []
@@ -345,7 +392,7 @@ def export(
     ] = None,
     db: DbPath = DEFAULT_DB,
 ) -> None:
-    """Export a run's episodes (with every metric) to JSON or CSV."""
+    """Export a run's episodes (with every metric) to JSON or CSV. A private split's seeds are left out."""
     target = out_path or Path("runs") / f"{run_id}.{fmt.value}"
     if target.is_dir():
         _fail(f"{target}: is a directory (--out takes a file name)")
@@ -385,13 +432,13 @@ def runs(db: DbPath = DEFAULT_DB) -> None:
     out.print(t)
 
 
-splits_app = typer.Typer(no_args_is_help=True, help="Check or (re)generate the frozen split manifests.")
+splits_app = typer.Typer(no_args_is_help=True, help="Check or (re)generate the split manifests; make split keys.")
 
 
 @splits_app.command("verify")
 def splits_verify(splits_dir: SplitsDir = None) -> None:
     """Re-check every manifest's hash and structure, that the environment can build every territory, and the
-    family/template rules between splits."""
+    family/template rules between splits. Private manifests are checked without their key."""
     try:
         checks = sp.verify_all(splits_dir)
     except sp.SplitError as e:
@@ -435,8 +482,18 @@ def splits_generate(
     force: Annotated[
         bool, typer.Option("--force", help="overwrite manifests that differ (splits are frozen!)")
     ] = False,
+    private: Annotated[
+        str | None,
+        typer.Option(
+            "--private", metavar="NAME", help="generate only the private split NAME, sealed with --key-file's id"
+        ),
+    ] = None,
+    key_file: KeyFile = None,
 ) -> None:
-    """Generate the manifests from the scenario catalogue. Refuses to change a frozen split without --force."""
+    """Generate the manifests from the scenario catalogue. Refuses to change a frozen split without --force.
+
+    With ``--private NAME --key-file F`` it writes one private manifest (held-out's templates, no seeds in the
+    file: they are derived from the key) and leaves the public ones alone."""
     from salesgym.bench import splitgen
 
     target = out_dir or sp.default_splits_dir()
@@ -446,8 +503,16 @@ def splits_generate(
     except ImportError as e:
         _fail(f"the scenario catalogue is not available: {e}")
     try:
-        manifests = splitgen.generate(catalogue, held_out_family)
-    except ValueError as e:
+        if private is not None:
+            key = sp.resolve_key(key_file)
+            if key is None:
+                raise ValueError(f"--private needs the split's key: pass --key-file FILE or set ${sp.KEY_ENV_VAR}")
+            manifests = {private: splitgen.generate_private(catalogue, private, key, held_out_family)}
+        elif key_file is not None:
+            raise ValueError("--key-file applies to --private only (public splits are not keyed)")
+        else:
+            manifests = splitgen.generate(catalogue, held_out_family)
+    except (ValueError, sp.SplitError) as e:
         _fail(str(e))
     changed = []
     for name, m in manifests.items():
@@ -467,6 +532,24 @@ def splits_generate(
         _fail(_write_error(target, "the manifests", e))
     for path in written:
         out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+@splits_app.command("keygen")
+def splits_keygen(
+    out_file: Annotated[Path, typer.Option("--out", help="where to write the new key (must not exist)")],
+) -> None:
+    """Write a new random split key (hex, readable by its owner only) and print its public key id.
+
+    Keep the file out of the repository: whoever holds it can rebuild the private split's worlds."""
+    try:
+        key = sp.write_key(out_file)
+    except sp.SplitError as e:
+        _fail(str(e))
+    out.print(
+        f"wrote {out_file} (key id {key.key_id}); keep it secret and out of the repository",
+        markup=False,
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

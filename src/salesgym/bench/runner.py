@@ -24,8 +24,8 @@ from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any, Protocol
 
-from salesgym.bench.splits import Manifest, Territory
-from salesgym.bench.store import EpisodeRecord, RunRecord, Store
+from salesgym.bench.splits import Manifest, Territory, locked_message
+from salesgym.bench.store import PRIVATE_KEY, EpisodeRecord, RunRecord, Store
 
 DEFAULT_MAX_STEPS = 20_000
 ABLATIONS: dict[str, str] = {
@@ -364,9 +364,10 @@ class RunConfig:
     # room for training-side ablations (no curriculum, no failure mining) when trainer adapters land
     training: tuple[tuple[str, str], ...] = ()
     code: str = ""  # code_fingerprint() of the run's source
+    private: bool = False  # a private split: exports leave its derived seeds out
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "split": self.split,
             "split_sha256": self.split_sha256,
             "policies": list(self.policies),
@@ -376,6 +377,9 @@ class RunConfig:
             "training": dict(self.training),
             "code": self.code,
         }
+        if self.private:  # only then: public runs keep the ids they always had
+            out[PRIVATE_KEY] = True
+        return out
 
     def run_id(self, package_version: str) -> str:
         ident = {**self.to_dict(), "policies": sorted(self.policies), "package_version": package_version}
@@ -451,6 +455,8 @@ def plan(
 ) -> tuple[RunConfig, list[EpisodeSpec]]:
     if episodes is not None and episodes < 1:
         raise BenchError(f"--episodes must be >= 1, got {episodes}")
+    if manifest.locked:
+        raise BenchError(f"{manifest.path or manifest.name}: {locked_message(manifest.name)}")
     territories = manifest.limited(episodes)
     config = RunConfig(
         split=manifest.name,
@@ -460,6 +466,7 @@ def plan(
         ablation=ablation,
         max_steps=max_steps,
         code=code_fingerprint(),
+        private=manifest.private,
     )
     specs = [EpisodeSpec(p, t, ablation, max_steps) for p in policies for t in territories]
     return config, specs

@@ -67,6 +67,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "finished",
     ),
 }
+PRIVATE_KEY = "private_split"  # set in a run's config when its split is private: exports hide the seeds
 
 
 class StoreError(Exception):
@@ -111,6 +112,11 @@ class RunRecord:
     config: Mapping[str, Any] = field(default_factory=dict)
     package_version: str = ""
     git_revision: str | None = None
+
+    @property
+    def private(self) -> bool:
+        """The run played a private split: its (derived) seeds are not exported."""
+        return bool(self.config.get(PRIVATE_KEY))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -394,10 +400,18 @@ class Store:
         )
 
     # -- export --------------------------------------------------------------------------------------
+    def _exported(self, run: RunRecord) -> list[dict[str, Any]]:
+        """Episodes as dicts; a private split's derived seeds are left out (``null``): they rebuild its worlds."""
+        rows = [e.to_dict() for e in self.episodes(run.id)]
+        if run.private:
+            for row in rows:
+                row["seed"] = None
+        return rows
+
     def export_json(self, run_id: str, path: Path | str) -> Path:
         run = self.get_run(run_id)
         assert run is not None
-        payload = {"run": run.to_dict(), "episodes": [e.to_dict() for e in self.episodes(run_id)]}
+        payload = {"run": run.to_dict(), "episodes": self._exported(run)}
         out = Path(path)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -405,14 +419,15 @@ class Store:
 
     def export_csv(self, run_id: str, path: Path | str) -> Path:
         """One row per episode; nested metrics are flattened to ``metrics.advances.engaged``-style columns."""
-        self.get_run(run_id)
+        run = self.get_run(run_id)
+        assert run is not None
         base = ["run_id", "policy", "territory_id", "seed", "status", "wall_s", "steps", "tool_calls", "error"]
         rows: list[dict[str, Any]] = []
         metric_cols: set[str] = set()
-        for ep in self.episodes(run_id):
-            flat = flatten(ep.metrics or {}, "metrics")
+        for ep in self._exported(run):
+            flat = flatten(ep["metrics"] or {}, "metrics")
             metric_cols.update(flat)
-            rows.append({"run_id": run_id, **{k: v for k, v in ep.to_dict().items() if k != "metrics"}, **flat})
+            rows.append({"run_id": run_id, **{k: v for k, v in ep.items() if k != "metrics"}, **flat})
         out = Path(path)
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w", newline="", encoding="utf-8") as fh:
