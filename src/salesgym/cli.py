@@ -1,12 +1,76 @@
-"""The ``salesgym`` command line: demo, benchmark, reports, split checks."""
+"""The ``salesgym`` command line: demo, benchmark, reports, split checks.
+
+Errors are one ``error:`` line on stderr and a non-zero exit: 2 for a bad command line, 1 for bad input
+(a split, a database, a path), 130/143 when interrupted, 70 for a bug (set ``SALESGYM_DEBUG=1`` to see its
+traceback). Never a traceback otherwise.
+"""
 
 from __future__ import annotations
 
-import typer
+import os
+import sys
+from typing import Any
 
+import typer
+from typer.core import TyperGroup
+
+from salesgym.bench.commands import one_line
 from salesgym.bench.commands import register as register_bench
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="salesgym: enterprise selling as RL environments.")
+DEBUG_ENV = "SALESGYM_DEBUG"
+EXIT_INTERNAL = 70  # EX_SOFTWARE
+
+
+def _is_cli_error(e: BaseException) -> bool:
+    """A usage or parameter error of the command line (click's, or the copy newer typers carry)."""
+    return callable(getattr(e, "format_message", None)) and isinstance(getattr(e, "exit_code", None), int)
+
+
+class _OneLineErrors(TyperGroup):
+    """Typer's group, with usage errors and unexpected exceptions reported as one ``error:`` line."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # click's main(args, prog_name, complete_var, standalone_mode, ...): run it non-standalone to see errors
+        positional = list(args)
+        if len(positional) > 3:
+            standalone = bool(positional[3])
+            positional[3] = False
+        else:
+            standalone = bool(kwargs.pop("standalone_mode", True))
+            kwargs["standalone_mode"] = False
+        if not standalone:
+            return super().main(*positional, **kwargs)
+        try:
+            rv = super().main(*positional, **kwargs)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        except Exception as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # bare `salesgym` or `salesgym splits`: show the help
+                e.show()  # type: ignore[attr-defined]
+                sys.exit(e.exit_code)  # type: ignore[attr-defined]
+            if _is_cli_error(e):
+                ctx = getattr(e, "ctx", None)
+                hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+                typer.echo(f"error: {one_line(e.format_message())}{hint}", err=True)  # type: ignore[attr-defined]
+                sys.exit(e.exit_code)  # type: ignore[attr-defined]
+            if os.environ.get(DEBUG_ENV):  # a bug: say so in one line; the traceback only on request
+                raise
+            typer.echo(
+                f"error: internal error: {type(e).__name__}: {one_line(str(e))[:300]} "
+                f"(please report it; set {DEBUG_ENV}=1 for the traceback)",
+                err=True,
+            )
+            sys.exit(EXIT_INTERNAL)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = typer.Typer(
+    cls=_OneLineErrors,
+    add_completion=False,
+    no_args_is_help=True,
+    help="salesgym: enterprise selling as RL environments.",
+)
 
 
 @app.command()

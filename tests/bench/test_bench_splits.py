@@ -97,7 +97,12 @@ def test_tampered_manifest_is_refused_naming_the_file(tmp_path: Path) -> None:
     ("mutate", "message"),
     [
         (lambda d: d.pop("territories"), "missing key(s) territories"),
-        (lambda d: d.update(format_version=2), "unsupported format_version 2"),
+        (lambda d: d.update(format_version=3), "unsupported format_version 3"),
+        (lambda d: d.update(format_version=2), "format_version 2 needs a seeding object"),
+        (lambda d: d.update(seeding={"kind": "keyed"}), "seeding needs format_version 2"),
+        (lambda d: d["territories"][0].update(seed=2**63), "seed must be in 0..2**63-1"),
+        (lambda d: d["territories"][0].update(seed=-1), "seed must be in 0..2**63-1"),
+        (lambda d: d["territories"][0].update(id="a/b"), "territories[0].id must be 1-64 letters"),
         (lambda d: d.update(name=7), "name must be str"),
         (lambda d: d["territories"][0].update(seed="7"), "territories[0].seed must be int"),
         (lambda d: d["territories"][0].update(seed=True), "territories[0].seed must be int"),
@@ -164,5 +169,5 @@ def test_committed_splits_match_the_catalogue() -> None:
         assert sp.check_catalogue(m, families) == [], m.name
     ms = _manifests(REPO_SPLITS)
     for name, m in ms.items():  # a template whose mechanisms changed would make the frozen note a lie
-        note = splitgen.contamination(families, m.territories, ms["train"].territories)
+        note = splitgen.contamination(families, m.layout, ms["train"].layout)
         assert note == m.contamination, f"{name}: the catalogue changed since the split was frozen"

@@ -96,3 +96,46 @@ def test_export_json_and_csv(tmp_path: Path) -> None:
     assert len(rows) == 2
     assert {"metrics.primary", "metrics.advances.engaged", "wall_s", "tool_calls"} <= set(rows[0])
     assert sorted(float(r["metrics.primary"]) for r in rows) == [1.5, 3.0]
+
+
+def test_readers_open_read_only_and_create_nothing(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no run database here"):
+        Store(tmp_path / "none.sqlite", readonly=True)
+    assert not (tmp_path / "none.sqlite").exists()
+    with Store(tmp_path / "r.sqlite") as store:
+        store.ensure_run(_run())
+    with Store(tmp_path / "r.sqlite", readonly=True) as store:
+        assert [r.id for r in store.runs()] == ["eval-abc"]
+        with pytest.raises(StoreError, match="cannot write"):
+            store.ensure_run(_run("eval-new"))
+
+
+def test_a_foreign_or_altered_database_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "app.sqlite"
+    with sqlite3.connect(db) as raw:
+        raw.execute("CREATE TABLE customers (name TEXT)")
+    raw.close()
+    with pytest.raises(StoreError, match="not a salesgym run database"):
+        Store(db)
+    with sqlite3.connect(db) as raw:  # untouched: no tables of ours were added
+        assert [r[0] for r in raw.execute("SELECT name FROM sqlite_master")] == ["customers"]
+    raw.close()
+    with Store(tmp_path / "r.sqlite") as store:
+        store.ensure_run(_run())
+    with sqlite3.connect(tmp_path / "r.sqlite") as raw:
+        raw.execute("ALTER TABLE episodes DROP COLUMN tool_calls")
+    raw.close()
+    with pytest.raises(StoreError, match="lacks column"):
+        Store(tmp_path / "r.sqlite", readonly=True)
+
+
+def test_hand_edited_rows_are_store_errors(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    with Store(db) as store:
+        run = store.ensure_run(_run())
+        store.record(run.id, _ep("random", "t1"))
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE episodes SET metrics = '{\"primary\": 1,'")
+    raw.close()
+    with Store(db, readonly=True) as store, pytest.raises(StoreError, match="column metrics is not valid JSON"):
+        store.episodes("eval-abc")

@@ -1,19 +1,26 @@
 """CLI commands of the benchmark (bench, report, export, runs, splits); registered on the main app by ``register``.
 
-Every expected failure (bad argument, tampered split, unknown run, missing environment) ends with one clear
-line on stderr and a non-zero exit, never a traceback.
+Every expected failure (bad argument, tampered or unbuildable split, missing key, damaged or read-only
+database, unwritable output path, unknown run, missing environment) ends with one clear ``error:`` line on
+stderr and a non-zero exit, never a traceback.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
+from types import FrameType
 from typing import Annotated, NoReturn
 
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -38,9 +45,36 @@ class ExportFormat(StrEnum):
     csv = "csv"
 
 
+def one_line(message: str) -> str:
+    """``message`` on one printable line (SQLite and OS messages may quote raw file content)."""
+    return " ".join("".join(c if c.isprintable() else " " for c in message).split())
+
+
 def _fail(message: str, code: int = 1) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # escaped: a message quotes user input (a policy name, a path), which must not be read as rich markup
+    err.print(f"[bold red]error:[/] {escape(one_line(message))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _write_error(path: Path, what: str, e: OSError) -> str:
+    where = e.filename if isinstance(e.filename, str) else str(path)
+    return f"{where}: cannot write {what}: {e.strerror or e}"
+
+
+def _check_parents(path: Path) -> None:
+    """The nearest existing ancestor of an output path must be a directory (else nothing can be created)."""
+    for parent in path.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                _fail(f"{parent}: is not a directory, so {path} cannot be created")
+            return
+
+
+def _check_out_dir(path: Path, what: str) -> None:
+    """An output directory that exists as something else is refused before any work is done."""
+    if path.exists() and not path.is_dir():
+        _fail(f"{path}: exists and is not a directory (--out takes a directory for {what})")
+    _check_parents(path)
 
 
 SplitsDir = Annotated[
@@ -48,15 +82,67 @@ SplitsDir = Annotated[
     typer.Option("--splits-dir", help=f"directory of split manifests (default: ${sp.ENV_VAR} or <repo>/splits)"),
 ]
 DbPath = Annotated[Path, typer.Option("--db", help="SQLite run database", dir_okay=False)]
+KeyFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--key-file", help=f"key of a private split (default: ${sp.KEY_ENV_VAR}); see `salesgym splits keygen`"
+    ),
+]
+VERIFIER_SECRET_ENV = "SALESGYM_VERIFIER_SECRET"  # read by salesgym.core.env; workers inherit it
 
 
-def _open_store(db: Path, *, must_exist: bool = False) -> Store:
-    if must_exist and not db.is_file():
+def _open_store(db: Path, *, readonly: bool = False) -> Store:
+    """The run database; readers open it read-only and need it to exist."""
+    if readonly and not db.exists():
         _fail(f"{db}: no run database here (run `salesgym bench` first or pass --db)")
     try:
-        return Store(db)
+        return Store(db, readonly=readonly)
     except StoreError as e:
         _fail(str(e))
+
+
+def _unlock(manifest: sp.Manifest, key_file: Path | None) -> sp.Manifest:
+    """A private split with its seeds derived from the operator's key; a public one as it is."""
+    if not manifest.private:
+        if key_file is not None:
+            raise BenchError(f"--key-file applies to private splits only; {manifest.name!r} lists its seeds")
+        return manifest
+    key = sp.resolve_key(key_file)
+    if key is None:
+        raise sp.SplitError(manifest.path or manifest.name, sp.locked_message(manifest.name))
+    return manifest.unlock(key)
+
+
+def _verifier_key(path: Path) -> str:
+    """The verifier's proof key from a file (so it never sits in the source, the shell history or ``ps``)."""
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+        raise BenchError(f"{path}: cannot read the verifier key file: {reason}") from None
+    if len(text) < 32 or "\0" in text:
+        raise BenchError(f"{path}: the verifier key must be at least 32 characters of text")
+    return text
+
+
+class _Terminated(Exception):
+    """SIGTERM during a benchmark: stop like Ctrl-C (finished episodes are already saved)."""
+
+
+@contextmanager
+def _sigterm_stops() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _preflight(manifest: sp.Manifest) -> None:
@@ -73,10 +159,13 @@ def _preflight(manifest: sp.Manifest) -> None:
         from salesgym.envs.territory.families import FAMILIES
     except ImportError:
         return
+    where = manifest.path or manifest.name
     problems = sp.check_catalogue(manifest, FAMILIES)
     if problems:
-        where = manifest.path or manifest.name
         raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
+    problems = sp.environment_problems(manifest)
+    if problems:
+        raise BenchError(f"{where}: the environment cannot build this split: {'; '.join(problems[:5])}")
 
 
 def _n(x: float) -> str:
@@ -151,12 +240,21 @@ def bench(
         int, typer.Option(min=1, help="step cap per episode (counted as a failure)")
     ] = DEFAULT_MAX_STEPS,
     splits_dir: SplitsDir = None,
+    key_file: KeyFile = None,
+    verifier_key_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--verifier-key-file", help=f"file holding the verifier's proof key (sets ${VERIFIER_SECRET_ENV})"
+        ),
+    ] = None,
 ) -> None:
     """Run policies on a frozen split and print the leaderboard with bootstrap CIs and the exploit check."""
     from salesgym.bench import runner
 
     try:
-        manifest = sp.load(split, splits_dir)
+        manifest = _unlock(sp.load(split, splits_dir), key_file)
+        if verifier_key_file is not None:
+            os.environ[VERIFIER_SECRET_ENV] = _verifier_key(verifier_key_file)  # before any worker starts
         abl = runner.validate_ablation(ablation)
         if ray_address and backend is not BackendName.ray:
             raise BenchError("--ray-address only applies to --backend ray")
@@ -167,6 +265,13 @@ def bench(
         chosen = runner.make_backend(backend.value, n_workers, ray_address)
     except (sp.SplitError, BenchError) as e:
         _fail(str(e))
+    if manifest.private and not os.environ.get(VERIFIER_SECRET_ENV):
+        err.print(
+            f"warning: ${VERIFIER_SECRET_ENV} is not set: the verifier signs with the public default key "
+            "(pass --verifier-key-file for a private benchmark)",
+            highlight=False,
+            soft_wrap=True,
+        )
 
     store = _open_store(db)
     errors: list[EpisodeRecord] = []
@@ -185,7 +290,12 @@ def bench(
     def on_plan(todo: int, done: int) -> None:
         progress.update(task, total=todo)
         if done:
-            err.print(f"resuming: {done} episode(s) already in {db}, {todo} to play", highlight=False, soft_wrap=True)
+            err.print(
+                f"resuming: {done} episode(s) already in {db}, {todo} to play",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
 
     def on_result(rec: EpisodeRecord) -> None:
         if rec.status == "error":
@@ -200,7 +310,7 @@ def bench(
         highlight=False,
     )
     try:
-        with progress:
+        with _sigterm_stops(), progress:
             outcome = runner.run_benchmark(
                 store,
                 manifest,
@@ -217,13 +327,20 @@ def bench(
     except KeyboardInterrupt:
         store.close()
         _fail("interrupted; finished episodes are saved: run the same command again to resume", 130)
-    except BenchError as e:
+    except _Terminated:
+        store.close()
+        _fail("terminated (SIGTERM); finished episodes are saved: run the same command again to resume", 143)
+    except (BenchError, StoreError) as e:
         store.close()
         _fail(str(e))
 
     run_id = outcome.run.id
-    eps = store.episodes(run_id)
-    store.close()
+    try:
+        eps = store.episodes(run_id)
+    except StoreError as e:
+        _fail(str(e))
+    finally:
+        store.close()
     a = an.analyse(eps, list(names), suite)
     n_terr = len(manifest.limited(episodes))
     title = f"{manifest.name}: primary score over {n_terr} territories (run {run_id})" + (
@@ -235,7 +352,12 @@ def bench(
         out.print(line, highlight=False, soft_wrap=True)
     for note in a.notes:
         out.print(f"[dim]note: {note}[/]")
-    out.print(f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}", highlight=False, soft_wrap=True)
+    out.print(
+        f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
     failed = [e for e in eps if e.status == "error"]
     if failed:
         first = (failed[0].error or "").strip().splitlines()[0] if failed[0].error else "unknown"
@@ -256,7 +378,9 @@ def report(
     """Write a Markdown and a self-contained HTML report of a run."""
     from salesgym.bench.report import write_report
 
-    store = _open_store(db, must_exist=True)
+    target = out_dir or Path("runs") / run_id
+    _check_out_dir(target, "the report")
+    store = _open_store(db, readonly=True)
     try:
         run = store.get_run(run_id)
         assert run is not None
@@ -265,12 +389,14 @@ def report(
             assert o is not None
             if o.split != run.split:
                 raise StoreError(f"--compare {other}: split {o.split!r} differs from {run.split!r}")
-        files = write_report(store, run_id, out_dir or Path("runs") / run_id, compare or [])
+        files = write_report(store, run_id, target, compare or [])
     except StoreError as e:
         _fail(str(e))
+    except OSError as e:
+        _fail(_write_error(target, "the report", e))
     finally:
         store.close()
-    out.print(f"wrote {files.markdown} and {files.html}", highlight=False, soft_wrap=True)
+    out.print(f"wrote {files.markdown} and {files.html}", markup=False, highlight=False, soft_wrap=True)
 
 
 def export(
@@ -283,56 +409,82 @@ def export(
     ] = None,
     db: DbPath = DEFAULT_DB,
 ) -> None:
-    """Export a run's episodes (with every metric) to JSON or CSV."""
-    store = _open_store(db, must_exist=True)
+    """Export a run's episodes (with every metric) to JSON or CSV. A private split's seeds are left out."""
     target = out_path or Path("runs") / f"{run_id}.{fmt.value}"
+    if target.is_dir():
+        _fail(f"{target}: is a directory (--out takes a file name)")
+    _check_parents(target)
+    store = _open_store(db, readonly=True)
     try:
         path = store.export_json(run_id, target) if fmt is ExportFormat.json else store.export_csv(run_id, target)
-    except (StoreError, OSError) as e:
+    except StoreError as e:
         _fail(str(e))
+    except OSError as e:
+        _fail(_write_error(target, "the export", e))
     finally:
         store.close()
-    out.print(f"wrote {path}", highlight=False, soft_wrap=True)
+    out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 
 
 def runs(db: DbPath = DEFAULT_DB) -> None:
     """List the runs in the database."""
-    store = _open_store(db, must_exist=True)
+    store = _open_store(db, readonly=True)
     try:
         t = Table("run", "created", "split", "ablation", "policies", "episodes")
         for r in store.runs():
             eps = store.episodes(r.id)
-            t.add_row(
-                r.id, r.created, r.split, str(r.config.get("ablation") or "—"), str(len(r.policies)), str(len(eps))
+            cells = (
+                r.id,
+                r.created,
+                r.split,
+                str(r.config.get("ablation") or "—"),
+                str(len(r.policies)),
+                str(len(eps)),
             )
+            t.add_row(*(escape(c) for c in cells))  # stored text is data, not markup
+    except StoreError as e:
+        _fail(str(e))
     finally:
         store.close()
     out.print(t)
 
 
-splits_app = typer.Typer(no_args_is_help=True, help="Check or (re)generate the frozen split manifests.")
+splits_app = typer.Typer(no_args_is_help=True, help="Check or (re)generate the split manifests; make split keys.")
 
 
 @splits_app.command("verify")
 def splits_verify(splits_dir: SplitsDir = None) -> None:
-    """Re-check every manifest's hash and structure, and the family/template rules between splits."""
+    """Re-check every manifest's hash and structure, that the environment can build every territory, and the
+    family/template rules between splits. Private manifests are checked without their key."""
     try:
         checks = sp.verify_all(splits_dir)
     except sp.SplitError as e:
         _fail(str(e))
     bad = 0
+    first = ""  # the first failure, repeated on the final error line
     for c in checks:
-        if c.ok:
-            out.print(f"[green]ok[/]    {c.path}  {c.message[4:]}", highlight=False, soft_wrap=True)
+        unbuildable = sp.environment_problems(c.manifest) if c.manifest is not None else []
+        if c.ok and not unbuildable:
+            out.print(f"[green]ok[/]    {escape(f'{c.path}  {c.message[4:]}')}", highlight=False, soft_wrap=True)
+        elif c.ok:
+            bad += 1
+            more = f" (and {len(unbuildable) - 3} more)" if len(unbuildable) > 3 else ""
+            reason = f"the environment cannot build it: {'; '.join(unbuildable[:3])}{more}"
+            first = first or f"{c.path.name}: {reason}"
+            err.print(f"[bold red]FAIL[/]  {escape(f'{c.path}: {one_line(reason)}')}", highlight=False, soft_wrap=True)
         else:
             bad += 1
-            err.print(f"[bold red]FAIL[/]  {c.path}: {c.message}", highlight=False, soft_wrap=True)
+            first = first or f"{c.path.name}: {c.message}"
+            err.print(
+                f"[bold red]FAIL[/]  {escape(f'{c.path}: {one_line(c.message)}')}", highlight=False, soft_wrap=True
+            )
     manifests = {c.manifest.name: c.manifest for c in checks if c.manifest is not None}
     problems = sp.rule_violations(manifests)
     for p in problems:
-        err.print(f"[bold red]FAIL[/]  rule: {p}", highlight=False, soft_wrap=True)
+        err.print(f"[bold red]FAIL[/]  rule: {escape(p)}", highlight=False, soft_wrap=True)
     if bad or problems:
-        _fail(f"{bad} manifest(s) failed, {len(problems)} rule violation(s)")
+        first = first or f"rule: {problems[0]}"
+        _fail(f"{bad} manifest(s) failed, {len(problems)} rule violation(s); first: {first}")
     out.print(f"{len(checks)} manifest(s) verified; split rules hold")
 
 
@@ -347,18 +499,37 @@ def splits_generate(
     force: Annotated[
         bool, typer.Option("--force", help="overwrite manifests that differ (splits are frozen!)")
     ] = False,
+    private: Annotated[
+        str | None,
+        typer.Option(
+            "--private", metavar="NAME", help="generate only the private split NAME, sealed with --key-file's id"
+        ),
+    ] = None,
+    key_file: KeyFile = None,
 ) -> None:
-    """Generate the manifests from the scenario catalogue. Refuses to change a frozen split without --force."""
+    """Generate the manifests from the scenario catalogue. Refuses to change a frozen split without --force.
+
+    With ``--private NAME --key-file F`` it writes one private manifest (held-out's templates, no seeds in the
+    file: they are derived from the key) and leaves the public ones alone."""
     from salesgym.bench import splitgen
 
     target = out_dir or sp.default_splits_dir()
+    _check_out_dir(target, "the manifests")
     try:
         catalogue = splitgen.load_catalogue()
     except ImportError as e:
         _fail(f"the scenario catalogue is not available: {e}")
     try:
-        manifests = splitgen.generate(catalogue, held_out_family)
-    except ValueError as e:
+        if private is not None:
+            key = sp.resolve_key(key_file)
+            if key is None:
+                raise ValueError(f"--private needs the split's key: pass --key-file FILE or set ${sp.KEY_ENV_VAR}")
+            manifests = {private: splitgen.generate_private(catalogue, private, key, held_out_family)}
+        elif key_file is not None:
+            raise ValueError("--key-file applies to --private only (public splits are not keyed)")
+        else:
+            manifests = splitgen.generate(catalogue, held_out_family)
+    except (ValueError, sp.SplitError) as e:
         _fail(str(e))
     changed = []
     for name, m in manifests.items():
@@ -372,8 +543,30 @@ def splits_generate(
                 changed.append(name)
     if changed and not force:
         _fail(f"{target}: would change frozen split(s) {', '.join(changed)}; pass --force to overwrite")
-    for path in splitgen.write_all(manifests, target):
-        out.print(f"wrote {path}", highlight=False, soft_wrap=True)
+    try:
+        written = splitgen.write_all(manifests, target)
+    except OSError as e:
+        _fail(_write_error(target, "the manifests", e))
+    for path in written:
+        out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+@splits_app.command("keygen")
+def splits_keygen(
+    out_file: Annotated[Path, typer.Option("--out", help="where to write the new key (must not exist)")],
+) -> None:
+    """Write a new random split key (hex, readable by its owner only) and print its public key id.
+
+    Keep the file out of the repository: whoever holds it can rebuild the private split's worlds."""
+    try:
+        key = sp.write_key(out_file)
+    except sp.SplitError as e:
+        _fail(str(e))
+    out.print(
+        f"wrote {out_file} (key id {key.key_id}); keep it secret and out of the repository",
+        markup=False,
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -12,6 +12,8 @@ import importlib.util
 import json
 import logging
 import os
+import select
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -23,8 +25,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from salesgym.agents.base import PolicySuite
-from salesgym.bench.splits import Manifest, Territory
-from salesgym.bench.store import EpisodeRecord, RunRecord, Store
+from salesgym.bench.splits import Manifest, Territory, locked_message
+from salesgym.bench.store import PRIVATE_KEY, EpisodeRecord, RunRecord, Store
 
 DEFAULT_MAX_STEPS = 20_000
 ENV_ID = "territory-v0"  # the environment the split manifests describe
@@ -188,7 +190,12 @@ class LocalBackend:
             for spec in specs:
                 yield self.episode_fn(spec)
             return
-        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(specs)), mp_context=_mp_context())
+        pool = ProcessPoolExecutor(
+            max_workers=min(self.workers, len(specs)),
+            mp_context=_mp_context(),
+            initializer=exit_with_parent,
+            initargs=(os.getpid(),),
+        )
         try:
             futures: dict[Future[EpisodeRecord], EpisodeSpec] = {pool.submit(self.episode_fn, s): s for s in specs}
             waiting = set(futures)
@@ -211,6 +218,39 @@ def _mp_context() -> BaseContext:
         ctx.set_forkserver_preload([m for m in PRELOAD if importlib.util.find_spec(m) is not None])
         return ctx
     return get_context("spawn")
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """Pool initializer: end this worker as soon as the process that started the pool is gone.
+
+    A worker whose parent is killed (``kill -9``, the OOM killer) would otherwise wait forever on its task
+    queue: it holds that queue's write end itself, so it never sees EOF. Once the workers are gone, the fork
+    server and the resource tracker follow on their own: each exits when the last holder of its pipe (the
+    parent and the workers, which inherit it) has closed it.
+    """
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="salesgym-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is not None:
+        try:
+            fd = pidfd_open(parent_pid)
+        except ProcessLookupError:
+            os._exit(1)  # the parent died before this worker started
+        except OSError:
+            pass  # pidfd unsupported by this kernel: poll instead
+        else:
+            select.select([fd], [], [])  # readable when the process exits (Linux >= 5.3)
+            os._exit(1)
+    while True:  # fork-server workers are not the parent's children: poll for its pid instead
+        try:
+            os.kill(parent_pid, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:
+            pass  # alive (signalling it is not allowed, but it exists)
+        time.sleep(0.5)
 
 
 def _result_or_error(fut: Future[EpisodeRecord], spec: EpisodeSpec) -> EpisodeRecord:
@@ -318,9 +358,10 @@ class RunConfig:
     # room for training-side ablations (no curriculum, no failure mining) when trainer adapters land
     training: tuple[tuple[str, str], ...] = ()
     code: str = ""  # code_fingerprint() of the run's source
+    private: bool = False  # a private split: exports leave its derived seeds out
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "split": self.split,
             "split_sha256": self.split_sha256,
             "policies": list(self.policies),
@@ -330,6 +371,9 @@ class RunConfig:
             "training": dict(self.training),
             "code": self.code,
         }
+        if self.private:  # only then: public runs keep the ids they always had
+            out[PRIVATE_KEY] = True
+        return out
 
     def run_id(self, package_version: str) -> str:
         ident = {**self.to_dict(), "policies": sorted(self.policies), "package_version": package_version}
@@ -405,6 +449,8 @@ def plan(
 ) -> tuple[RunConfig, list[EpisodeSpec]]:
     if episodes is not None and episodes < 1:
         raise BenchError(f"--episodes must be >= 1, got {episodes}")
+    if manifest.locked:
+        raise BenchError(f"{manifest.path or manifest.name}: {locked_message(manifest.name)}")
     territories = manifest.limited(episodes)
     config = RunConfig(
         split=manifest.name,
@@ -414,6 +460,7 @@ def plan(
         ablation=ablation,
         max_steps=max_steps,
         code=code_fingerprint(),
+        private=manifest.private,
     )
     specs = [EpisodeSpec(p, t, ablation, max_steps) for p in policies for t in territories]
     return config, specs

@@ -9,10 +9,15 @@ Splits are cut by *family and template*, never by seed:
 So ``eval`` shares families with ``train`` but no template, and ``held-out`` has unseen templates and at
 least one unseen family. Seeds are disjoint ranges per split; sizes are drawn from a fixed-seed generator.
 Each manifest carries a generated contamination note (what it shares with train, down to mechanisms).
+
+A private split (:func:`generate_private`) is drawn like ``held-out`` (its templates and families), but its
+territories carry no seed: seeds are derived from an operator-held key (see :mod:`salesgym.bench.splits`),
+and only the key's public fingerprint is sealed into the manifest.
 """
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +26,17 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from salesgym.bench.splits import FORMAT_VERSION, Territory, seal, write_manifest
+from salesgym.bench.splits import (
+    FORMAT_VERSION,
+    NAME_PATTERN,
+    PRIVATE_FORMAT_VERSION,
+    SPLIT_NAMES,
+    KeyedSeeding,
+    SplitKey,
+    Territory,
+    seal,
+    write_manifest,
+)
 
 
 class TemplateLike(Protocol):
@@ -32,6 +47,16 @@ class TemplateLike(Protocol):
 class FamilyLike(Protocol):
     @property
     def templates(self) -> Mapping[str, TemplateLike]: ...
+
+
+class Placed(Protocol):
+    """A territory or a seedless slot: what the contamination note looks at."""
+
+    @property
+    def family(self) -> str: ...
+
+    @property
+    def template(self) -> str: ...
 
 
 Catalogue = Mapping[str, FamilyLike]
@@ -86,6 +111,16 @@ SHAPES: dict[str, SplitShape] = {
         count=3,
     ),
 }
+
+PRIVATE_SHAPE = SplitShape(
+    "Private test territories, drawn like held-out (templates never in train, including a family never in "
+    "train). Their seeds are not in this file: they are derived from a key the operator holds, so only a "
+    "key holder can build these worlds.",
+    per_template=4,
+    sizes=(10, 12, 15, 18, 20),
+    horizons=(30,),
+    seed_base=0,  # unused: seeds come from the key
+)
 
 
 def assign_templates(catalogue: Catalogue, held_out_family: str | None = None) -> dict[str, list[tuple[str, str]]]:
@@ -145,7 +180,7 @@ def _mechanisms(catalogue: Catalogue, pairs: Sequence[tuple[str, str]] | set[tup
     return {m for fam, tpl in pairs for m in catalogue[fam].templates[tpl].mechanisms}
 
 
-def contamination(catalogue: Catalogue, split: Sequence[Territory], train: Sequence[Territory]) -> dict[str, Any]:
+def contamination(catalogue: Catalogue, split: Sequence[Placed], train: Sequence[Placed]) -> dict[str, Any]:
     """What ``split`` shares with ``train``: families, templates (``family/template``), template names, mechanisms."""
     pairs = {(t.family, t.template) for t in split}
     train_pairs = {(t.family, t.template) for t in train}
@@ -191,6 +226,40 @@ def generate(catalogue: Catalogue, held_out_family: str | None = None) -> dict[s
     return out
 
 
+def generate_private(
+    catalogue: Catalogue, name: str, key: SplitKey, held_out_family: str | None = None
+) -> dict[str, Any]:
+    """A sealed private manifest ``name``: held-out's templates, sizes drawn from ``name``, seeds from ``key``."""
+    if not NAME_PATTERN.fullmatch(name) or name in SPLIT_NAMES:
+        raise ValueError(
+            f"a private split needs its own name (letters, digits, '.', '_', '-'; not one of "
+            f"{', '.join(SPLIT_NAMES)}), got {name!r}"
+        )
+    pools = assign_templates(catalogue, held_out_family)
+    train = _territories("train", pools["train"], SHAPES["train"])
+    slots = [t.slot for t in _territories(name, pools["held-out"], PRIVATE_SHAPE)]
+    return seal(
+        {
+            "format_version": PRIVATE_FORMAT_VERSION,
+            "name": name,
+            "description": PRIVATE_SHAPE.description,
+            "seeding": KeyedSeeding(key.key_id).to_dict(),
+            "territories": [
+                {
+                    "id": s.id,
+                    "family": s.family,
+                    "template": s.template,
+                    "seed": None,
+                    "n_opportunities": s.n_opportunities,
+                    "horizon_days": s.horizon_days,
+                }
+                for s in slots
+            ],
+            "contamination": contamination(catalogue, slots, train),
+        }
+    )
+
+
 def _join(note: Mapping[str, Any], key: str) -> str:
     return ", ".join(note.get(key, [])) or "none"
 
@@ -210,8 +279,11 @@ def readme(manifests: Mapping[str, Mapping[str, Any]]) -> str:
         "",
         "This file is generated; the contamination notes below are copied from the manifests (inside their hash).",
         "",
-        "| split | territories | opportunities | horizon (days) | families | templates | sha256 |",
-        "|---|---|---|---|---|---|---|",
+        "Seeds: `public` splits list every territory's seed, so anyone can rebuild their worlds; a `private`",
+        "split's seeds are derived from a key the operator holds (its fingerprint is the key id shown).",
+        "",
+        "| split | territories | opportunities | horizon (days) | families | templates | seeds | sha256 |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, m in manifests.items():
         ts = m["territories"]
@@ -219,9 +291,11 @@ def readme(manifests: Mapping[str, Mapping[str, Any]]) -> str:
         horizons = sorted({t["horizon_days"] for t in ts})
         fams = sorted({t["family"] for t in ts})
         tpls = sorted({f"{t['family']}/{t['template']}" for t in ts})
+        seeding = m.get("seeding")
+        seeds = f"private (key id `{seeding['key_id']}`)" if isinstance(seeding, Mapping) else "public"
         lines.append(
             f"| `{name}` | {len(ts)} | {sizes[0]}-{sizes[-1]} | {', '.join(map(str, horizons))} | "
-            f"{len(fams)} | {len(tpls)} | `{m['sha256'][:12]}` |"
+            f"{len(fams)} | {len(tpls)} | {seeds} | `{m['sha256'][:12]}` |"
         )
     for name, m in manifests.items():
         note = m.get("contamination") or {}
@@ -243,11 +317,28 @@ def readme(manifests: Mapping[str, Mapping[str, Any]]) -> str:
 
 
 def write_all(manifests: Mapping[str, Mapping[str, Any]], out_dir: Path | str) -> list[Path]:
+    """Write the manifests and regenerate ``README.md`` over every valid manifest in ``out_dir`` (so a
+    private manifest written earlier stays listed when the public ones are regenerated, and vice versa)."""
     out = Path(out_dir)
     paths = [write_manifest(m, out / f"{name}.json") for name, m in manifests.items()]
     readme_path = out / "README.md"
-    readme_path.write_text(readme(manifests), encoding="utf-8")
+    readme_path.write_text(readme(manifests_in(out)), encoding="utf-8")
     return [*paths, readme_path]
+
+
+def manifests_in(directory: Path) -> dict[str, dict[str, Any]]:
+    """The valid manifests of a directory as raw dicts: public splits in their usual order, then the rest."""
+    from salesgym.bench.splits import SplitError, load_file
+
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(directory.glob("*.json")):
+        try:
+            load_file(path)
+        except SplitError:
+            continue
+        found[path.stem] = json.loads(path.read_text(encoding="utf-8"))
+    order = [n for n in SPLIT_NAMES if n in found] + sorted(n for n in found if n not in SPLIT_NAMES)
+    return {n: found[n] for n in order}
 
 
 def load_catalogue() -> Catalogue:

@@ -1,4 +1,4 @@
-"""Frozen benchmark splits: manifest format, loading with clear errors, hashing, verification.
+"""Frozen benchmark splits: manifest format, loading with clear errors, hashing, verification, split keys.
 
 A manifest is one JSON file per split (``splits/<name>.json``)::
 
@@ -9,22 +9,41 @@ A manifest is one JSON file per split (``splits/<name>.json``)::
 ``sha256`` is the hash of the canonical JSON (``sort_keys``, separators ``(",", ":")``) of every other
 field, so any edit to a territory, the description or the contamination note is caught. Manifests are
 generated once (:mod:`salesgym.bench.splitgen`) and committed; ``salesgym splits verify`` re-checks them.
+
+Seeds are ints with ``0 <= seed < 2**63`` (:data:`SEED_LIMIT`: they fit SQLite's signed 64-bit INTEGER).
+
+A *private* manifest (``format_version`` 2) lists no seeds: every territory has ``"seed": null`` and the
+manifest carries ``"seeding": {"kind": "keyed", "scheme": "hmac-sha256-v1", "key_id": "<16 hex>"}``
+(inside the hash). A territory's seed is HMAC-SHA256 of the manifest name and territory id under a key the
+operator holds (:func:`derive_seed`), so the file can be published and hashed while its worlds can be
+built only where the key is. ``key_id`` is a public fingerprint of that key; a wrong key is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import re
+import secrets
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 1  # public manifests: seeds are in the file
+PRIVATE_FORMAT_VERSION = 2  # adds "seeding"; territories carry "seed": null (derived from the operator's key)
+FORMAT_VERSIONS = (FORMAT_VERSION, PRIVATE_FORMAT_VERSION)
 SPLIT_NAMES = ("train", "eval", "held-out", "debug")
 ENV_VAR = "SALESGYM_SPLITS_DIR"
+KEY_ENV_VAR = "SALESGYM_SPLIT_KEY_FILE"
+SEED_LIMIT = 2**63  # exclusive: the run store keeps seeds in a signed 64-bit SQLite INTEGER
+KEYED_SCHEME = "hmac-sha256-v1"
+KEY_BYTES = 32
+# ids and names end up in run ids, file names and tables: short, printable, no path separators
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 TERRITORY_FIELDS: dict[str, type] = {
     "id": str,
     "family": str,
@@ -69,29 +88,171 @@ class Territory:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def slot(self) -> Slot:
+        return Slot(self.id, self.family, self.template, self.n_opportunities, self.horizon_days)
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A territory without its seed: what a private manifest lists (and what split rules look at)."""
+
+    id: str
+    family: str
+    template: str
+    n_opportunities: int
+    horizon_days: int
+
+    @property
+    def template_key(self) -> str:
+        return f"{self.family}/{self.template}"
+
+    def with_seed(self, seed: int) -> Territory:
+        return Territory(self.id, self.family, self.template, seed, self.n_opportunities, self.horizon_days)
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedSeeding:
+    """A private manifest's ``seeding`` block: seeds come from the key whose fingerprint is ``key_id``."""
+
+    key_id: str
+    scheme: str = KEYED_SCHEME
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": "keyed", "scheme": self.scheme, "key_id": self.key_id}
+
+
+@dataclass(frozen=True, slots=True)
+class SplitKey:
+    """An operator's split key (never printed: ``repr`` shows only where it came from and its fingerprint)."""
+
+    secret: bytes = field(repr=False)
+    source: str = "<key>"
+
+    @property
+    def key_id(self) -> str:
+        return key_id(self.secret)
+
 
 @dataclass(frozen=True, slots=True)
 class Manifest:
     name: str
     description: str
-    territories: tuple[Territory, ...]
+    territories: tuple[Territory, ...]  # with seeds; empty for a private manifest until :meth:`unlock`
     contamination: Mapping[str, Any] | None
     sha256: str
     path: Path | None = None
     format_version: int = FORMAT_VERSION
+    seeding: KeyedSeeding | None = None  # None: a public manifest, seeds in the file
+    private_slots: tuple[Slot, ...] = ()  # a private manifest's territories, without seeds
+
+    @property
+    def private(self) -> bool:
+        return self.seeding is not None
+
+    @property
+    def locked(self) -> bool:
+        """A private manifest whose key has not been applied: its worlds cannot be built."""
+        return self.seeding is not None and not self.territories
+
+    @property
+    def layout(self) -> tuple[Slot, ...]:
+        """Every territory without its seed (available with or without the key)."""
+        return self.private_slots if self.seeding is not None else tuple(t.slot for t in self.territories)
 
     @property
     def families(self) -> set[str]:
-        return {t.family for t in self.territories}
+        return {t.family for t in self.layout}
 
     @property
     def templates(self) -> set[str]:
         """Templates as ``family/template`` keys (a template belongs to its family)."""
-        return {t.template_key for t in self.territories}
+        return {t.template_key for t in self.layout}
 
     def limited(self, n: int | None) -> tuple[Territory, ...]:
-        """The first ``n`` territories (all when ``n`` is None)."""
+        """The first ``n`` territories (all when ``n`` is None); a locked private manifest has none to give."""
+        if self.locked:
+            raise SplitError(self.path or self.name, locked_message(self.name))
         return self.territories if n is None else self.territories[:n]
+
+    def unlock(self, key: SplitKey) -> Manifest:
+        """This private manifest with every territory's seed derived from ``key``; refuses a wrong key."""
+        if self.seeding is None:
+            raise SplitError(self.path or self.name, f"split {self.name!r} is public: it needs no key")
+        if key.key_id != self.seeding.key_id:
+            raise SplitError(
+                key.source,
+                f"wrong key for split {self.name!r}: this key's id is {key.key_id} but the split was sealed "
+                f"with key id {self.seeding.key_id}",
+            )
+        unlocked = tuple(s.with_seed(derive_seed(key.secret, self.name, s.id)) for s in self.private_slots)
+        return replace(self, territories=unlocked)
+
+
+def locked_message(name: str) -> str:
+    return (
+        f"split {name!r} is private: its seeds are derived from a key the operator holds; pass --key-file FILE "
+        f"or set ${KEY_ENV_VAR}"
+    )
+
+
+# -- split keys ------------------------------------------------------------------------------------
+def key_id(secret: bytes) -> str:
+    """A short public fingerprint of a split key (reveals nothing usable about the key)."""
+    return hmac.new(secret, b"salesgym/split-key-id/v1", hashlib.sha256).hexdigest()[:16]
+
+
+def derive_seed(secret: bytes, split_name: str, territory_id: str) -> int:
+    """The seed of a private split's territory: HMAC-SHA256(key, name, id) reduced to ``0 <= seed < 2**63``."""
+    msg = b"\0".join((b"salesgym/split-seed/v1", split_name.encode("utf-8"), territory_id.encode("utf-8")))
+    return int.from_bytes(hmac.new(secret, msg, hashlib.sha256).digest()[:8], "big") >> 1
+
+
+def new_key() -> SplitKey:
+    return SplitKey(secrets.token_bytes(KEY_BYTES), "<new key>")
+
+
+def write_key(path: Path | str, key: SplitKey | None = None) -> SplitKey:
+    """Write a (new) key as hex to a file only its owner can read; never overwrites an existing file."""
+    path = Path(path)
+    key = key or new_key()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise SplitError(path, "key file already exists; refusing to overwrite a key (pick another path)") from None
+    except OSError as err:
+        raise SplitError(path, f"cannot write the key file: {err.strerror or err}") from err
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(key.secret.hex() + "\n")
+    return SplitKey(key.secret, str(path))
+
+
+def load_key(path: Path | str) -> SplitKey:
+    """Read a key file written by :func:`write_key` (hex, at least 32 bytes; surrounding whitespace ignored)."""
+    path = Path(path)
+    if path.is_dir():
+        raise SplitError(path, "key file is a directory")
+    if not path.is_file():
+        raise SplitError(path, "key file not found")
+    try:
+        text = path.read_text(encoding="ascii").strip()
+        secret = bytes.fromhex(text)
+    except OSError as err:
+        raise SplitError(path, f"cannot read the key file: {err.strerror or err}") from err
+    except ValueError:  # UnicodeDecodeError included
+        raise SplitError(path, "key file must hold one hex string (write one with `salesgym splits keygen`)") from None
+    if len(secret) < KEY_BYTES:
+        raise SplitError(path, f"key is too short: {len(secret)} bytes, need at least {KEY_BYTES}")
+    return SplitKey(secret, str(path))
+
+
+def resolve_key(explicit: Path | str | None = None) -> SplitKey | None:
+    """The split key: ``explicit`` file, else ``$SALESGYM_SPLIT_KEY_FILE``, else None."""
+    if explicit is not None:
+        return load_key(explicit)
+    env = os.environ.get(KEY_ENV_VAR)
+    return load_key(env) if env else None
 
 
 # -- hashing ---------------------------------------------------------------------------------------
@@ -135,6 +296,8 @@ def default_splits_dir() -> Path:
 def resolve_splits_dir(explicit: Path | str | None = None) -> Path:
     """The splits directory to use: explicit argument > environment variable > default; must exist."""
     path = Path(explicit) if explicit is not None else default_splits_dir()
+    if path.exists() and not path.is_dir():
+        raise SplitError(path, "is not a directory (--splits-dir and $SALESGYM_SPLITS_DIR name the splits directory)")
     if not path.is_dir():
         searched = ", ".join(str(p) for p in _candidates())
         raise SplitError(path, f"splits directory does not exist (set --splits-dir or ${ENV_VAR}; searched {searched})")
@@ -156,7 +319,8 @@ def _is_type(value: Any, kind: type) -> bool:
     return isinstance(value, kind)
 
 
-def _parse_territory(path: Path, i: int, raw: Any) -> Territory:
+def _parse_territory(path: Path, i: int, raw: Any, keyed: bool) -> tuple[Slot, int | None]:
+    """One territory entry: its slot and its seed (None in a private manifest, where seeds are keyed)."""
     where = f"territories[{i}]"
     if not isinstance(raw, dict):
         raise SplitError(path, f"{where} must be an object, got {type(raw).__name__}")
@@ -167,17 +331,46 @@ def _parse_territory(path: Path, i: int, raw: Any) -> Territory:
     if extra:
         raise SplitError(path, f"{where} has unknown key(s) {', '.join(extra)}")
     for key, kind in TERRITORY_FIELDS.items():
+        if key == "seed" and keyed:
+            if raw[key] is not None:
+                raise SplitError(path, f"{where}.seed must be null in a private manifest (seeds come from the key)")
+            continue
         if not _is_type(raw[key], kind):
             raise SplitError(path, f"{where}.{key} must be {kind.__name__}, got {type(raw[key]).__name__}")
-    if not raw["id"] or not raw["family"] or not raw["template"]:
-        raise SplitError(path, f"{where}: id, family and template must be non-empty")
-    if raw["seed"] < 0:
-        raise SplitError(path, f"{where}.seed must be >= 0, got {raw['seed']}")
+    for key in ("id", "family", "template"):
+        if not NAME_PATTERN.fullmatch(raw[key]):
+            got = repr(raw[key])[:80]
+            raise SplitError(path, f"{where}.{key} must be 1-64 letters, digits, '.', '_' or '-', got {got}")
+    if not keyed and not 0 <= raw["seed"] < SEED_LIMIT:
+        raise SplitError(path, f"{where}.seed must be in 0..2**63-1, got {raw['seed']}")
     if raw["n_opportunities"] < 1:
         raise SplitError(path, f"{where}.n_opportunities must be >= 1, got {raw['n_opportunities']}")
     if raw["horizon_days"] < 1:
         raise SplitError(path, f"{where}.horizon_days must be >= 1, got {raw['horizon_days']}")
-    return Territory(**{k: raw[k] for k in TERRITORY_FIELDS})
+    slot = Slot(raw["id"], raw["family"], raw["template"], raw["n_opportunities"], raw["horizon_days"])
+    return slot, None if keyed else raw["seed"]
+
+
+def _parse_seeding(path: Path, data: Mapping[str, Any]) -> KeyedSeeding | None:
+    if data["format_version"] == FORMAT_VERSION:
+        if "seeding" in data:
+            raise SplitError(path, f"seeding needs format_version {PRIVATE_FORMAT_VERSION}")
+        return None
+    raw = data.get("seeding")
+    if not isinstance(raw, dict):
+        raise SplitError(path, f"format_version {PRIVATE_FORMAT_VERSION} needs a seeding object")
+    if raw.get("kind") != "keyed":
+        raise SplitError(path, f"seeding.kind must be 'keyed', got {repr(raw.get('kind'))[:40]}")
+    if raw.get("scheme") != KEYED_SCHEME:
+        scheme = repr(raw.get("scheme"))[:40]
+        raise SplitError(path, f"unsupported seeding.scheme {scheme} (this salesgym knows {KEYED_SCHEME})")
+    kid = raw.get("key_id")
+    if not isinstance(kid, str) or not re.fullmatch(r"[0-9a-f]{16}", kid):
+        raise SplitError(path, "seeding.key_id must be 16 lowercase hex digits")
+    extra = sorted(set(raw) - {"kind", "scheme", "key_id"})
+    if extra:
+        raise SplitError(path, f"seeding has unknown key(s) {', '.join(extra)}")
+    return KeyedSeeding(key_id=kid, scheme=KEYED_SCHEME)
 
 
 def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
@@ -191,10 +384,11 @@ def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
     for key, kind in REQUIRED_FIELDS.items():
         if not _is_type(data[key], kind):
             raise SplitError(path, f"{key} must be {kind.__name__}, got {type(data[key]).__name__}")
-    if data["format_version"] != FORMAT_VERSION:
-        raise SplitError(
-            path, f"unsupported format_version {data['format_version']} (this salesgym reads {FORMAT_VERSION})"
-        )
+    if data["format_version"] not in FORMAT_VERSIONS:
+        versions = " and ".join(map(str, FORMAT_VERSIONS))
+        raise SplitError(path, f"unsupported format_version {data['format_version']} (this salesgym reads {versions})")
+    if not NAME_PATTERN.fullmatch(data["name"]):
+        raise SplitError(path, f"name must be 1-64 letters, digits, '.', '_' or '-', got {repr(data['name'])[:80]}")
     contamination = data.get("contamination")
     if contamination is not None and not isinstance(contamination, dict):
         raise SplitError(path, f"contamination must be an object, got {type(contamination).__name__}")
@@ -205,24 +399,27 @@ def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
             f"sha256 mismatch: the manifest says {data['sha256'][:16]}... but its content hashes to {expected[:16]}... "
             "(the split was edited after it was frozen; restore it or regenerate with `salesgym splits generate`)",
         )
-    territories = tuple(_parse_territory(path, i, t) for i, t in enumerate(data["territories"]))
-    if not territories:
+    seeding = _parse_seeding(path, data)
+    parsed = [_parse_territory(path, i, t, seeding is not None) for i, t in enumerate(data["territories"])]
+    if not parsed:
         raise SplitError(path, "territories is empty")
     seen: set[str] = set()
-    for t in territories:
-        if t.id in seen:
-            raise SplitError(path, f"duplicate territory id {t.id!r}")
-        seen.add(t.id)
+    for slot, _ in parsed:
+        if slot.id in seen:
+            raise SplitError(path, f"duplicate territory id {slot.id!r}")
+        seen.add(slot.id)
     if path.suffix == ".json" and path.stem != data["name"]:
         raise SplitError(path, f"name {data['name']!r} does not match the file name {path.name!r}")
     return Manifest(
         name=data["name"],
         description=data["description"],
-        territories=territories,
+        territories=tuple(slot.with_seed(seed) for slot, seed in parsed if seed is not None),
         contamination=contamination,
         sha256=data["sha256"],
         path=path,
         format_version=data["format_version"],
+        seeding=seeding,
+        private_slots=tuple(slot for slot, _ in parsed) if seeding is not None else (),
     )
 
 
@@ -235,10 +432,14 @@ def load_file(path: Path | str) -> Manifest:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise SplitError(path, f"cannot read: {err.strerror or err}") from err
+    except UnicodeDecodeError as err:
+        raise SplitError(path, f"not a text file: invalid UTF-8 at byte {err.start}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise SplitError(path, f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}") from err
+    except RecursionError:
+        raise SplitError(path, "invalid JSON: nested too deeply") from None
     return parse(data, path)
 
 
@@ -246,7 +447,7 @@ def load(name: str, splits_dir: Path | str | None = None) -> Manifest:
     """Load the split ``name`` from ``splits_dir`` (default: :func:`resolve_splits_dir`)."""
     directory = resolve_splits_dir(splits_dir)
     path = manifest_path(directory, name)
-    if not path.is_file():
+    if not NAME_PATTERN.fullmatch(name) or not path.is_file():
         names = ", ".join(available(directory)) or "none"
         raise SplitError(path, f"no split named {name!r} (available in {directory}: {names})")
     return load_file(path)
@@ -271,7 +472,9 @@ def verify_all(splits_dir: Path | str | None = None) -> list[Check]:
         except SplitError as err:
             checks.append(Check(path, False, err.problem))
         else:
-            msg = f"ok  {len(m.territories)} territories  sha256 {m.sha256[:12]}"
+            msg = f"ok  {len(m.layout)} territories  sha256 {m.sha256[:12]}"
+            if m.seeding is not None:
+                msg += f"  private (key id {m.seeding.key_id})"
             checks.append(Check(path, True, msg, m))
     if not checks:
         checks.append(Check(directory, False, "no manifest (*.json) found"))
@@ -282,19 +485,20 @@ def rule_violations(manifests: Mapping[str, Manifest]) -> list[str]:
     """The family/template rules between splits; an empty list means they hold.
 
     - ``held-out`` contains no template seen in ``train`` and at least one family never seen in ``train``;
+    - every private split is drawn like ``held-out`` and obeys the same rule;
     - ``eval`` shares families with ``train`` but no template.
     """
     problems: list[str] = []
     train = manifests.get("train")
     if train is None:
         return ["no train split: the rules between splits cannot be checked"]
-    held = manifests.get("held-out")
-    if held is not None:
+    unseen = [m for name, m in sorted(manifests.items()) if name == "held-out" or m.private]
+    for held in unseen:
         leaked = sorted(held.templates & train.templates)
         if leaked:
-            problems.append(f"held-out shares template(s) with train: {', '.join(leaked)}")
+            problems.append(f"{held.name} shares template(s) with train: {', '.join(leaked)}")
         if not held.families - train.families:
-            problems.append("held-out has no family that is absent from train")
+            problems.append(f"{held.name} has no family that is absent from train")
     ev = manifests.get("eval")
     if ev is not None:
         leaked = sorted(ev.templates & train.templates)
@@ -309,12 +513,28 @@ def rule_violations(manifests: Mapping[str, Manifest]) -> list[str]:
 def check_catalogue(manifest: Manifest, families: Mapping[str, Any]) -> list[str]:
     """Territories whose family or template the scenario catalogue does not know."""
     problems: list[str] = []
-    for t in manifest.territories:
+    for t in manifest.layout:
         fam = families.get(t.family)
         if fam is None:
             problems.append(f"{t.id}: unknown family {t.family!r}")
         elif t.template not in getattr(fam, "templates", {}):
             problems.append(f"{t.id}: family {t.family!r} has no template {t.template!r}")
+    return problems
+
+
+def environment_problems(manifest: Manifest) -> list[str]:
+    """Territories the environment would refuse to build (unknown family or template, a size or horizon it
+    does not accept); empty when the territory environment is not installed."""
+    try:
+        from salesgym.envs.territory.generator import check_options
+    except ImportError:
+        return []
+    problems: list[str] = []
+    for t in manifest.layout:
+        try:
+            check_options(t.family, t.template, t.n_opportunities, t.horizon_days, ())
+        except ValueError as err:
+            problems.append(f"{t.id}: {err}")
     return problems
 
 

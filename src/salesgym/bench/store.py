@@ -3,12 +3,17 @@
 An episode is keyed by ``(run_id, policy, territory_id)``; it is written (and committed) the moment it
 finishes, so an interrupted run loses nothing and a resumed run only plays what is missing. A run's id is
 derived from its configuration, so asking for the same benchmark twice finds the same run.
+
+Every failure of the file (not a database, damaged, altered tables, hand-edited rows, read-only) is a
+:class:`StoreError` naming the file and what is wrong; the store checks integrity and schema when it opens
+and validates every row it decodes. Readers (``runs``, ``report``, ``export``) open it read-only.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -46,6 +51,23 @@ CREATE INDEX IF NOT EXISTS episodes_run ON episodes(run_id);
 """
 
 STATUSES = ("ok", "step_cap", "error")
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "runs": ("id", "created", "split", "split_sha256", "policies", "config", "package_version", "git_revision"),
+    "episodes": (
+        "run_id",
+        "policy",
+        "territory_id",
+        "seed",
+        "status",
+        "metrics",
+        "wall_s",
+        "steps",
+        "tool_calls",
+        "error",
+        "finished",
+    ),
+}
+PRIVATE_KEY = "private_split"  # set in a run's config when its split is private: exports hide the seeds
 
 
 class StoreError(Exception):
@@ -91,6 +113,11 @@ class RunRecord:
     package_version: str = ""
     git_revision: str | None = None
 
+    @property
+    def private(self) -> bool:
+        """The run played a private split: its (derived) seeds are not exported."""
+        return bool(self.config.get(PRIVATE_KEY))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -108,19 +135,93 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class Store:
-    """A SQLite file holding runs and their episodes. Use as a context manager or call :meth:`close`."""
+def _sqlite_reason(err: sqlite3.Error) -> str:
+    text = str(err)
+    if "readonly" in text or "read-only" in text:
+        return f"{text} (the file, its -wal/-shm files or its directory are not writable)"
+    if "malformed" in text or "not a database" in text:
+        return f"{text} (the file is damaged or is not a SQLite database)"
+    return text
 
-    def __init__(self, path: Path | str) -> None:
+
+class Store:
+    """A SQLite file holding runs and their episodes. Use as a context manager or call :meth:`close`.
+
+    ``readonly=True`` opens an existing file for reading only (``mode=ro``): nothing is created or changed,
+    which is what ``runs``, ``report`` and ``export`` need; a read-only file is fine for them.
+    """
+
+    def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        self.readonly = readonly
+        if self.path.is_dir():
+            raise StoreError(f"{self.path}: cannot open the run database: it is a directory")
+        if readonly and not self.path.is_file():
+            raise StoreError(f"{self.path}: no run database here")
+        if not readonly:
+            self._check_writable()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path)
-            self._db.execute("PRAGMA foreign_keys = ON")
+            if readonly:
+                self._db = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path)
+        except (sqlite3.Error, OSError) as err:
+            reason = _sqlite_reason(err) if isinstance(err, sqlite3.Error) else (err.strerror or str(err))
+            raise StoreError(f"{self.path}: cannot open the run database: {reason}") from err
+        try:
+            self._open()
+        except sqlite3.Error as err:
+            self._db.close()
+            raise StoreError(f"{self.path}: cannot open the run database: {_sqlite_reason(err)}") from err
+        except StoreError:
+            self._db.close()
+            raise
+
+    def _check_writable(self) -> None:
+        """Refuse a read-only file before any work: SQLite would only fail at the first write."""
+        for ancestor in self.path.absolute().parents:
+            if ancestor.exists():
+                if not ancestor.is_dir():
+                    raise StoreError(f"{self.path}: cannot create the run database: {ancestor} is not a directory")
+                break
+        for f in (self.path, *(self.path.with_name(self.path.name + x) for x in ("-wal", "-shm", "-journal"))):
+            if f.is_file() and not os.access(f, os.W_OK):
+                raise StoreError(f"{f}: the run database is read-only; pass a writable --db to record runs")
+        parent = self.path.parent
+        if self.path.is_file() and parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+            raise StoreError(
+                f"{parent}: directory is not writable (SQLite keeps its -wal/-shm files beside the database)"
+            )
+
+    def _open(self) -> None:
+        """Integrity and schema check; a new (empty) file gets the schema."""
+        self._db.execute("PRAGMA foreign_keys = ON")
+        check = self._db.execute("PRAGMA quick_check(1)").fetchone()
+        if check is None or check[0] != "ok":
+            raise StoreError(f"{self.path}: the run database is damaged: {check[0] if check else 'no answer'}")
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        ours = set(COLUMNS)
+        if not tables & ours:
+            if tables:
+                others = ", ".join(sorted(tables)[:5])
+                raise StoreError(f"{self.path}: not a salesgym run database (it holds table(s) {others})")
+            if self.readonly:
+                raise StoreError(f"{self.path}: not a salesgym run database (it is empty)")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.executescript(SCHEMA)
-        except (sqlite3.Error, OSError) as err:
-            raise StoreError(f"{self.path}: cannot open the run database: {err}") from err
+            return
+        for table, wanted in COLUMNS.items():
+            if table not in tables:
+                raise StoreError(f"{self.path}: table {table} is missing (the database was altered)")
+            have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            missing = [c for c in wanted if c not in have]
+            if missing:
+                raise StoreError(
+                    f"{self.path}: table {table} lacks column(s) {', '.join(missing)} (the database was altered)"
+                )
+        if not self.readonly:
+            self._db.execute("PRAGMA journal_mode = WAL")
 
     def close(self) -> None:
         self._db.close()
@@ -132,9 +233,21 @@ class Store:
         self.close()
 
     @contextmanager
+    def _guard(self, what: str) -> Iterator[None]:
+        """SQLite errors after opening (a file damaged or changed underneath, a read-only file) as StoreError."""
+        try:
+            yield
+        except sqlite3.Error as err:
+            raise StoreError(f"{self.path}: cannot {what}: {_sqlite_reason(err)}") from err
+
+    @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._db:
+        with self._guard("write to the run database"), self._db:
             yield self._db
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._guard("read the run database"):
+            return self._db.execute(sql, params).fetchall()
 
     # -- runs ----------------------------------------------------------------------------------------
     def ensure_run(self, run: RunRecord) -> RunRecord:
@@ -162,30 +275,50 @@ class Store:
         return stored
 
     def get_run(self, run_id: str, *, missing_ok: bool = False) -> RunRecord | None:
-        row = self._db.execute(
+        rows = self._rows(
             "SELECT id, created, split, split_sha256, policies, config, package_version, git_revision"
             " FROM runs WHERE id = ?",
             (run_id,),
-        ).fetchone()
-        if row is None:
+        )
+        if not rows:
             if missing_ok:
                 return None
-            known = ", ".join(r.id for r in self.runs()[-5:]) or "none"
+            known = ", ".join(self._run_ids()[-5:]) or "none"
             raise StoreError(f"{self.path}: no run {run_id!r} (latest runs: {known})")
+        return self._run_record(rows[0])
+
+    def _run_ids(self) -> list[str]:
+        return [str(r[0]) for r in self._rows("SELECT id FROM runs ORDER BY created, id")]
+
+    def _run_record(self, row: Sequence[Any]) -> RunRecord:
+        where = f"run {row[0]!r}"
+        for i, col in enumerate(("id", "created", "split", "split_sha256", "policies", "config", "package_version")):
+            _want(self.path, where, col, row[i], str)
+        if row[7] is not None:
+            _want(self.path, where, "git_revision", row[7], str)
+        policies = _json(self.path, where, "policies", row[4])
+        if not isinstance(policies, list) or not all(isinstance(p, str) for p in policies):
+            raise StoreError(f"{self.path}: {where}: column policies must be a JSON list of names (edited by hand?)")
+        config = _json(self.path, where, "config", row[5])
+        if not isinstance(config, dict):
+            raise StoreError(f"{self.path}: {where}: column config must be a JSON object (edited by hand?)")
         return RunRecord(
             id=row[0],
             created=row[1],
             split=row[2],
             split_sha256=row[3],
-            policies=tuple(json.loads(row[4])),
-            config=json.loads(row[5]),
+            policies=tuple(policies),
+            config=config,
             package_version=row[6],
             git_revision=row[7],
         )
 
     def runs(self) -> list[RunRecord]:
-        ids = [r[0] for r in self._db.execute("SELECT id FROM runs ORDER BY created, id")]
-        return [r for r in (self.get_run(i) for i in ids) if r is not None]
+        rows = self._rows(
+            "SELECT id, created, split, split_sha256, policies, config, package_version, git_revision"
+            " FROM runs ORDER BY created, id"
+        )
+        return [self._run_record(r) for r in rows]
 
     # -- episodes ------------------------------------------------------------------------------------
     def record(self, run_id: str, ep: EpisodeRecord) -> None:
@@ -220,7 +353,7 @@ class Store:
         sql = "SELECT policy, territory_id FROM episodes WHERE run_id = ?"
         if not include_errors:
             sql += " AND status != 'error'"
-        return {(p, t) for p, t in self._db.execute(sql, (run_id,))}
+        return {(p, t) for p, t in self._rows(sql, (run_id,))}
 
     def pending(
         self, run_id: str, wanted: Iterable[tuple[str, str]], *, force: bool = False, retry_errors: bool = False
@@ -233,31 +366,52 @@ class Store:
         return [w for w in wanted if w not in done]
 
     def episodes(self, run_id: str) -> list[EpisodeRecord]:
-        rows = self._db.execute(
+        rows = self._rows(
             "SELECT policy, territory_id, seed, status, metrics, wall_s, steps, tool_calls, error"
             " FROM episodes WHERE run_id = ? ORDER BY policy, territory_id",
             (run_id,),
-        ).fetchall()
-        return [
-            EpisodeRecord(
-                policy=r[0],
-                territory_id=r[1],
-                seed=r[2],
-                status=r[3],
-                metrics=json.loads(r[4]) if r[4] is not None else None,
-                wall_s=r[5],
-                steps=r[6],
-                tool_calls=r[7],
-                error=r[8],
-            )
-            for r in rows
-        ]
+        )
+        return [self._episode_record(run_id, r) for r in rows]
+
+    def _episode_record(self, run_id: str, r: Sequence[Any]) -> EpisodeRecord:
+        where = f"run {run_id!r}, episode {r[0]!r} on {r[1]!r}"
+        _want(self.path, where, "policy", r[0], str)
+        _want(self.path, where, "territory_id", r[1], str)
+        for i, col in ((2, "seed"), (6, "steps"), (7, "tool_calls")):
+            _want(self.path, where, col, r[i], int)
+        _want(self.path, where, "wall_s", r[5], float)
+        if r[3] not in STATUSES:
+            raise StoreError(f"{self.path}: {where}: unknown status {repr(r[3])[:40]} (edited by hand?)")
+        if r[8] is not None:
+            _want(self.path, where, "error", r[8], str)
+        metrics = _json(self.path, where, "metrics", r[4]) if r[4] is not None else None
+        if metrics is not None and not isinstance(metrics, dict):
+            raise StoreError(f"{self.path}: {where}: column metrics must be a JSON object (edited by hand?)")
+        return EpisodeRecord(
+            policy=r[0],
+            territory_id=r[1],
+            seed=r[2],
+            status=r[3],
+            metrics=metrics,
+            wall_s=float(r[5]),
+            steps=r[6],
+            tool_calls=r[7],
+            error=r[8],
+        )
 
     # -- export --------------------------------------------------------------------------------------
+    def _exported(self, run: RunRecord) -> list[dict[str, Any]]:
+        """Episodes as dicts; a private split's derived seeds are left out (``null``): they rebuild its worlds."""
+        rows = [e.to_dict() for e in self.episodes(run.id)]
+        if run.private:
+            for row in rows:
+                row["seed"] = None
+        return rows
+
     def export_json(self, run_id: str, path: Path | str) -> Path:
         run = self.get_run(run_id)
         assert run is not None
-        payload = {"run": run.to_dict(), "episodes": [e.to_dict() for e in self.episodes(run_id)]}
+        payload = {"run": run.to_dict(), "episodes": self._exported(run)}
         out = Path(path)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -265,15 +419,15 @@ class Store:
 
     def export_csv(self, run_id: str, path: Path | str) -> Path:
         """One row per episode; nested metrics are flattened to ``metrics.advances.engaged``-style columns."""
-        self.get_run(run_id)
-        episodes = self.episodes(run_id)
+        run = self.get_run(run_id)
+        assert run is not None
         base = ["run_id", "policy", "territory_id", "seed", "status", "wall_s", "steps", "tool_calls", "error"]
         rows: list[dict[str, Any]] = []
         metric_cols: set[str] = set()
-        for ep in episodes:
-            flat = flatten(ep.metrics or {}, "metrics")
+        for ep in self._exported(run):
+            flat = flatten(ep["metrics"] or {}, "metrics")
             metric_cols.update(flat)
-            rows.append({"run_id": run_id, **{k: v for k, v in ep.to_dict().items() if k != "metrics"}, **flat})
+            rows.append({"run_id": run_id, **{k: v for k, v in ep.items() if k != "metrics"}, **flat})
         out = Path(path)
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w", newline="", encoding="utf-8") as fh:
@@ -281,6 +435,25 @@ class Store:
             writer.writeheader()
             writer.writerows(rows)
         return out
+
+
+def _want(path: Path, where: str, column: str, value: Any, kind: type) -> None:
+    """A decoded column has the type the store wrote (SQLite itself accepts any value in any column)."""
+    ok = isinstance(value, int | float) if kind is float else isinstance(value, kind)
+    if not ok or isinstance(value, bool):
+        raise StoreError(
+            f"{path}: {where}: column {column} holds {type(value).__name__} {repr(value)[:40]}, expected "
+            f"{kind.__name__} (edited by hand?)"
+        )
+
+
+def _json(path: Path, where: str, column: str, text: Any) -> Any:
+    if not isinstance(text, str):
+        raise StoreError(f"{path}: {where}: column {column} holds {type(text).__name__}, expected JSON text")
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as err:
+        raise StoreError(f"{path}: {where}: column {column} is not valid JSON ({err}; edited by hand?)") from None
 
 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
