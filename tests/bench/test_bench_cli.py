@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bench_fakes import synthetic_episodes, synthetic_territories
 from typer.testing import CliRunner
 
-from salesgym.bench.fakes import synthetic_episodes, synthetic_territories
 from salesgym.bench.store import RunRecord, Store
 from salesgym.cli import app
 

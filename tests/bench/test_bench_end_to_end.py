@@ -1,19 +1,15 @@
-"""End to end on the real environment and policies (skipped until ``salesgym.agents`` provides them)."""
+"""End to end on the real environment and policies."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from salesgym.bench import analysis as an
 from salesgym.bench.runner import EpisodeSpec, LocalBackend, policy_suite, run_benchmark, run_episode
 from salesgym.bench.splits import load
 from salesgym.bench.store import Store
-
-
-
 
 
 def test_episode_is_deterministic() -> None:
@@ -34,13 +30,15 @@ def test_every_policy_runs_on_debug(tmp_path: Path) -> None:
     assert all(e.metrics is not None and "primary" in e.metrics for e in eps)
 
 
-def test_gaming_does_not_pay_on_debug(tmp_path: Path) -> None:
-    """Every exploit probe scores below expected-value on primary and closed value (the CI version)."""
+def test_pure_probes_earn_nothing_through_what_they_exploit_on_debug(tmp_path: Path) -> None:
+    """The pure probes score below expected-value and earn no reward through the tools they exploit (the
+    paired probes and the published splits are checked in test_bench_ordering.py)."""
     suite = policy_suite()
+    pure = [p for p in suite.exploits if p not in suite.paired]
     with Store(tmp_path / "r.sqlite") as store:
-        out = run_benchmark(store, load("debug"), ("expected-value", *suite.exploits), LocalBackend(2))
-        a = an.analyse(store.episodes(out.run.id), exploits=suite.exploits, reference=suite.reference)
-    assert a.exploit_check == "passed", an.exploit_line(a)
+        out = run_benchmark(store, load("debug"), ("expected-value", *pure), LocalBackend(2))
+        a = an.analyse(store.episodes(out.run.id), ["expected-value", *pure], suite)
+    assert a.exploit_check.startswith("passed"), an.exploit_line(a)
     mech = {e.policy: e.mechanism_reward for e in a.exploits}
     for probe in an.MECHANISM_TOOLS:  # reward earned through the exploited tools is at most zero
         assert mech[probe] is not None and mech[probe] <= 1e-9, (probe, mech[probe])

@@ -8,23 +8,23 @@ from pathlib import Path
 
 import pytest
 
-from salesgym.bench.fakes import synthetic_episodes, synthetic_territories
 from salesgym.bench.report import write_report
-from salesgym.bench.store import RunRecord, Store
+from salesgym.bench.runner import LocalBackend, run_benchmark
+from salesgym.bench.splits import load
+from salesgym.bench.store import Store
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (.ci/run installs it)")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-POLICIES = ("random", "expected-value", "spam-all", "oracle")
+POLICIES = ("idle", "random", "expected-value", "spam-all", "ev+spam", "oracle")
 
 
 def _report(tmp_path: Path) -> Path:
+    """A report of a real bench run on the debug split."""
     with Store(tmp_path / "runs.sqlite") as store:
-        store.ensure_run(RunRecord("eval-b", "", "eval", "c" * 64, POLICIES, {}, "0.1.0", None))
-        for ep in synthetic_episodes(POLICIES, synthetic_territories(6)):
-            store.record("eval-b", ep)
-        write_report(store, "eval-b", tmp_path / "out")
+        run_id = run_benchmark(store, load("debug"), POLICIES, LocalBackend(2)).run.id
+        write_report(store, run_id, tmp_path / "out")
     return tmp_path / "out" / "report.html"
 
 

@@ -1,4 +1,5 @@
-"""The runner on the fake episode: resume after an interruption, force, process pool = in-process."""
+"""The runner: resume after an interruption and force (on the fake episode, in process), and a process pool
+that returns exactly what in-process play returns (on real debug episodes)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from bench_fakes import fake_episode, synthetic_territories
 
 from salesgym.bench import runner
-from salesgym.bench.fakes import fake_episode, synthetic_territories
 from salesgym.bench.runner import EpisodeSpec, LocalBackend, RunConfig, run_benchmark
 from salesgym.bench.splits import Manifest, Territory
 from salesgym.bench.store import EpisodeRecord, Store
@@ -76,9 +77,12 @@ def test_interrupted_run_resumes_without_losing_episodes(tmp_path: Path) -> None
 
 
 def test_process_pool_matches_in_process(tmp_path: Path) -> None:
-    specs = [EpisodeSpec(p, t) for p in POLICIES for t in synthetic_territories(3)]
-    serial = list(LocalBackend(1, episode_fn=fake_episode).run(specs))
-    pooled = list(LocalBackend(2, episode_fn=fake_episode).run(specs))
+    from salesgym.bench.splits import load
+
+    specs = [EpisodeSpec(p, t) for p in POLICIES for t in load("debug").territories]
+    serial = list(LocalBackend(1).run(specs))
+    pooled = list(LocalBackend(2).run(specs))
+    assert all(r.status == "ok" for r in serial), [r.error for r in serial if r.error][:1]
     assert _key(serial) == _key(pooled)
 
 
@@ -109,14 +113,17 @@ def test_plan_limits_territories_and_rejects_bad_counts() -> None:
 
 
 def test_validation_of_names() -> None:
-    suite = runner.PolicySuite(("random", "expected-value"), ("spam-all",), ("oracle",))
+    suite = runner.policy_suite()
     assert runner.validate_policies(["random", "random", "oracle"], suite) == ("random", "oracle")
     with pytest.raises(runner.BenchError, match="unknown policy 'nope'"):
         runner.validate_policies(["nope"], suite)
     assert runner.validate_ablation(None) is None
-    assert runner.validate_ablation("no_throughput") == "no_throughput"
+    assert runner.validate_ablation("no_resource_limits") == "no_resource_limits"
     with pytest.raises(runner.BenchError, match="unknown ablation"):
         runner.validate_ablation("no_gravity")
+    for training in ("sparse_reward", "time_discount"):  # reward-only: no fixed policy would score differently
+        with pytest.raises(runner.BenchError, match="training ablation"):
+            runner.validate_ablation(training)
     with pytest.raises(runner.BenchError, match="--ray-address"):
         runner.make_backend("local", 2, "ray://x:10001")
     with pytest.raises(runner.BenchError, match="unknown backend"):

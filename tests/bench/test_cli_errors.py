@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from bench_fakes import synthetic_episodes, synthetic_territories
 from typer.testing import CliRunner
 
 from salesgym.bench import splits as sp
-from salesgym.bench.fakes import synthetic_episodes, synthetic_territories
 from salesgym.bench.store import RunRecord, Store
 from salesgym.cli import app
 

@@ -173,7 +173,8 @@ def test_bench_on_a_private_split_and_its_exports(
 ) -> None:
     d, key = private_dir
     monkeypatch.setenv(sp.KEY_ENV_VAR, str(key))  # the key from the environment, as an operator's job would
-    monkeypatch.delenv("SALESGYM_VERIFIER_SECRET", raising=False)
+    for name in ("SALESGYM_VERIFIER_KEY", "SALESGYM_VERIFIER_KEY_FILE"):
+        monkeypatch.delenv(name, raising=False)
     db = tmp_path / "runs.sqlite"
     code, _, err = _invoke(
         "bench",
@@ -191,7 +192,7 @@ def test_bench_on_a_private_split_and_its_exports(
         str(db),
     )
     assert code == 0, err
-    assert "SALESGYM_VERIFIER_SECRET is not set" in err
+    assert "signs with the public development key" in err
     with sqlite3.connect(db) as raw:
         (run_id,) = raw.execute("SELECT id FROM runs").fetchone()
         (stored,) = raw.execute("SELECT seed FROM episodes").fetchone()

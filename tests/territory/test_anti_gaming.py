@@ -64,7 +64,7 @@ def test_crm_steps_after_real_progress_pay_exactly_nothing() -> None:
         if obs["data"]["capacity_left"]["seller"] < 0.5:
             break
         before, n = _milestones(obs), len(env.event_log())
-        obs, reward, terminated, _, info = env.step(_crm(f"o{i % 4:03d}", STAGES[(i * 3) % len(STAGES)]))
+        obs, reward, terminated, _, _ = env.step(_crm(f"o{i % 4:03d}", STAGES[(i * 3) % len(STAGES)]))
         if terminated:
             break
         new = env.event_log()[n:]

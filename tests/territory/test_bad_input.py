@@ -151,8 +151,8 @@ def assert_error_changed_nothing(env: TerritoryEnv, action: Any, before_len: int
     if len(new) == 2:  # only when this error reached the invalid-action ceiling
         assert new[1]["payload"]["truncated"] is True
     # one public event: the refusal (and the episode's end at the ceiling), numbered among public events only
-    public = [e for e in new]
-    assert result["event_ids"] == [public_event_id(result["state_version"] - len(public) + i) for i in range(len(public))]
+    first = result["state_version"] - len(new)  # the refusal (and any end) are the only public events
+    assert result["event_ids"] == [public_event_id(first + i) for i in range(len(new))]
     assert result["state_version"] == info["state_version"] == env.state_version
     assert result["time_cost"] == 0.0 and result["resource_cost"] == {}
     # the state differs only by the recorded event: replaying the log without it gives the old state
@@ -325,7 +325,8 @@ class TerritoryCalls(RuleBasedStateMachine):
     def version_counts_the_events(self) -> None:
         if self.version >= 0:
             assert self.env._state.seq == len(self.env._log)
-            assert self.env.state_version == sum(e["kind"] in self.env.family.public_events for e in self.env.event_log())
+            public = self.env.family.public_events
+            assert self.env.state_version == sum(e["kind"] in public for e in self.env.event_log())
 
     def teardown(self) -> None:
         if self.version >= 0:

@@ -7,7 +7,18 @@ import datetime as dt
 import pytest
 
 from salesgym.core.clock import Scheduled, Scheduler
-from salesgym.envs.territory.calendar import HOURS_PER_DAY, HOURS_PER_WEEK, START_DATE, business_days, date_of, day_of, stamp, start_of_day, start_of_week, week_of
+from salesgym.envs.territory.calendar import (
+    HOURS_PER_DAY,
+    HOURS_PER_WEEK,
+    START_DATE,
+    business_days,
+    date_of,
+    day_of,
+    stamp,
+    start_of_day,
+    start_of_week,
+    week_of,
+)
 
 
 @pytest.mark.parametrize(("calendar", "business"), [(0, 0), (1, 1), (5, 5), (6, 5), (7, 5), (8, 6), (14, 10),

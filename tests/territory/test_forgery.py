@@ -15,9 +15,9 @@ from salesgym_testkit import Action, DiligentSeller, Rollout, play_diligent
 
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Evidence
-from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory import verifier
 from salesgym.envs.territory.env import TerritoryEnv
+from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory.families import get_family
 
 FAMILY, TEMPLATE = "midmarket_saas", "standard"

@@ -39,9 +39,9 @@ from salesgym_testkit import territory_random_action
 
 import salesgym
 from salesgym.core.clock import Scheduler
+from salesgym.core.env import public_event_id
 from salesgym.core.state import State
 from salesgym.core.tools import MAX_CALL_CHARS, MAX_REASON_CHARS, ToolError
-from salesgym.core.env import public_event_id
 from salesgym.envs.territory.families import FAMILIES
 from salesgym.envs.territory.tools import TOOLS
 
@@ -469,7 +469,8 @@ def random_call(rng: random.Random, env: Any) -> tuple[str, Any]:
 
 # --- the checks made after every call ---------------------------------------------------------------------------
 
-BOOKKEEPING = frozenset({"seq", "public_seq", "invalid_actions", "truncated"})  # what one invalid_action event may change
+# what one invalid_action event may change
+BOOKKEEPING = frozenset({"seq", "public_seq", "invalid_actions", "truncated"})
 OBS_TEXT_LIMIT = 4096
 REASON_JSON_LIMIT = 500
 

@@ -11,7 +11,8 @@ from salesgym.testing import CHECKS, Case, registered_cases
 
 CASES = (
     *registered_cases(),
-    Case("territory-v0", {"n_opportunities": 10, "horizon_days": 30, "family": "healthcare", "template": "budget_freeze"}),
+    Case("territory-v0", {"n_opportunities": 10, "horizon_days": 30, "family": "healthcare",
+                          "template": "budget_freeze"}),
     Case("territory-v0", {"n_opportunities": 4, "horizon_days": 30, "family": "enterprise_security",
                           "template": "big_committee"}),
     Case("territory-v0", {"n_opportunities": 10, "horizon_days": 30, "family": "public_sector",

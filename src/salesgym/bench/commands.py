@@ -25,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from salesgym.bench import analysis as an
+from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 from salesgym.bench import splits as sp
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
@@ -88,7 +89,6 @@ KeyFile = Annotated[
         "--key-file", help=f"key of a private split (default: ${sp.KEY_ENV_VAR}); see `salesgym splits keygen`"
     ),
 ]
-VERIFIER_SECRET_ENV = "SALESGYM_VERIFIER_SECRET"  # read by salesgym.core.env; workers inherit it
 
 
 def _open_store(db: Path, *, readonly: bool = False) -> Store:
@@ -114,7 +114,8 @@ def _unlock(manifest: sp.Manifest, key_file: Path | None) -> sp.Manifest:
 
 
 def _verifier_key(path: Path) -> str:
-    """The verifier's proof key from a file (so it never sits in the source, the shell history or ``ps``)."""
+    """Check the verifier's key file (a file, so the key never sits in the source, the shell history or ``ps``)
+    and return its absolute path, which the engine reads (``$SALESGYM_VERIFIER_KEY_FILE``)."""
     try:
         text = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError) as e:
@@ -122,7 +123,7 @@ def _verifier_key(path: Path) -> str:
         raise BenchError(f"{path}: cannot read the verifier key file: {reason}") from None
     if len(text) < 32 or "\0" in text:
         raise BenchError(f"{path}: the verifier key must be at least 32 characters of text")
-    return text
+    return str(path.resolve())
 
 
 class _Terminated(Exception):
@@ -202,8 +203,8 @@ def _explain(a: an.Analysis) -> str:
         "random, 1 = the reference), so every territory counts alike whatever its size. primary = the raw "
         "verified value-weighted advances per 100 constrained seller hours (mean; 95% bootstrap CI over "
         f"territories). closed = mean closed value ($k, after discount). Δ anchor = paired difference with {a.anchor} "
-        "on the same territories (* = CI excludes 0). probe = an exploit probe, checked below, never ranked. ref = reads "
-        "hidden truth: headroom, never ranked.[/]"
+        "on the same territories (* = CI excludes 0). probe = an exploit probe, checked below, never ranked. "
+        "ref = reads hidden truth: headroom, never ranked.[/]"
     )
 
 
@@ -244,7 +245,7 @@ def bench(
     verifier_key_file: Annotated[
         Path | None,
         typer.Option(
-            "--verifier-key-file", help=f"file holding the verifier's proof key (sets ${VERIFIER_SECRET_ENV})"
+            "--verifier-key-file", help=f"file holding the verifier's proof key (sets ${KEY_FILE_ENV})"
         ),
     ] = None,
 ) -> None:
@@ -254,7 +255,7 @@ def bench(
     try:
         manifest = _unlock(sp.load(split, splits_dir), key_file)
         if verifier_key_file is not None:
-            os.environ[VERIFIER_SECRET_ENV] = _verifier_key(verifier_key_file)  # before any worker starts
+            os.environ[KEY_FILE_ENV] = _verifier_key(verifier_key_file)  # before any worker starts: they inherit it
         abl = runner.validate_ablation(ablation)
         if ray_address and backend is not BackendName.ray:
             raise BenchError("--ray-address only applies to --backend ray")
@@ -265,10 +266,10 @@ def bench(
         chosen = runner.make_backend(backend.value, n_workers, ray_address)
     except (sp.SplitError, BenchError) as e:
         _fail(str(e))
-    if manifest.private and not os.environ.get(VERIFIER_SECRET_ENV):
+    if manifest.private and resolve_verifier_key()[1] == "development":
         err.print(
-            f"warning: ${VERIFIER_SECRET_ENV} is not set: the verifier signs with the public default key "
-            "(pass --verifier-key-file for a private benchmark)",
+            "warning: no verifier key is set: the verifier signs with the public development key "
+            f"(pass --verifier-key-file or set ${KEY_FILE_ENV} for a private benchmark)",
             highlight=False,
             soft_wrap=True,
         )

@@ -101,9 +101,15 @@ class Family(Protocol[W, S]):
 
     name: str
     tools: ToolBox[Context[W, S]]
-    evidence_kinds: Set[str]  # what its buyers may put on the record (the verifier signs nothing else)
-    public_events: Set[str]  # event kinds the agent sees as they happen (must include CORE_PUBLIC_EVENTS)
-    reset_options: Set[str]  # the options ``reset(options=...)`` may change (world shape, not the reward)
+
+    @property
+    def evidence_kinds(self) -> Set[str]: ...  # what its buyers may put on the record (nothing else is signed)
+
+    @property
+    def public_events(self) -> Set[str]: ...  # event kinds the agent sees as they happen (CORE_PUBLIC_EVENTS too)
+
+    @property
+    def reset_options(self) -> Set[str]: ...  # what ``reset(options=...)`` may change (world shape, not reward)
 
     def generate(self, seed: int, options: Mapping[str, Any]) -> W: ...
 
@@ -121,7 +127,9 @@ class Family(Protocol[W, S]):
 
     def potential(self, state: S, world: W) -> float: ...
 
-    def reward(self, ctx: Context[W, S], phi_before: float, phi_after: float, started: float, new: Sequence[Event]) -> float:
+    def reward(
+        self, ctx: Context[W, S], phi_before: float, phi_after: float, started: float, new: Sequence[Event]
+    ) -> float:
         """The step's reward from public information only; ``started`` is the clock when the step began."""
         ...
 
@@ -297,6 +305,9 @@ class Environment(Generic[W, S]):
             info = {"tool_result": over_dict, "state_version": state.public_seq}
             return self._last_obs, 0.0, state.terminated, state.truncated, info
         start, first_public, t0 = state.seq, state.public_seq, state.now
+        status: str
+        resources: Mapping[str, float]
+        output: Mapping[str, Any]
         try:
             spec, args = family.tools.parse(action)
             family.precheck(ctx, spec.name)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from typing import Any, NamedTuple
 
 VERIFIER_ID = "verifier:v1"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from salesgym.core.clock import Scheduler
 from salesgym.core.events import sha256_of
@@ -34,7 +34,7 @@ class State:
         self.terminated = False
         self.truncated = False
 
-    def fork(self) -> State:
+    def fork(self) -> Self:
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)  # what copy.copy does, minus its generic protocol (most of a fork)
         twin.scheduler = self.scheduler.fork()

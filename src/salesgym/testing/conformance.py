@@ -7,7 +7,6 @@ Checks use only the public API plus operator-side calls (``event_log``, ``hidden
 
 from __future__ import annotations
 
-import functools
 import importlib
 import json
 import math
@@ -293,7 +292,10 @@ class _Raises:
 
 
 def _deep(n: int) -> Any:
-    return functools.reduce(lambda inner, _: [inner], range(n), [])
+    value: Any = []
+    for _ in range(n):
+        value = [value]
+    return value
 
 
 def bad_calls(env: Any) -> dict[str, Any]:
@@ -335,7 +337,7 @@ def check_bad_input(case: Case) -> None:
     for label, action in bad_calls(env).items():
         twin = env.clone()
         n0, before = len(twin.event_log()), _counters_removed(twin._state.snapshot())
-        obs, reward, terminated, truncated, info = twin.step(action)
+        _, reward, terminated, truncated, info = twin.step(action)
         result = info["tool_result"]
         assert result["status"] == "error", label
         reason = json.dumps(result["output"])

@@ -22,8 +22,8 @@ from statistics import median
 from typing import Any
 
 from salesgym.agents.base import Action, call
-from salesgym.agents.territory.exploits import CLAIMS, CRM_CYCLE, FAKE_FIELDS
 from salesgym.agents.territory.expected_value import ExpectedValue
+from salesgym.agents.territory.exploits import CLAIMS, CRM_CYCLE, FAKE_FIELDS
 from salesgym.agents.territory.memory import Deal
 from salesgym.agents.territory.playbook import Playbook
 

@@ -263,8 +263,8 @@ class Playbook:
         if deal.tech_failures >= 3:
             return None
         return self._with_booking(deal, "se", self.se_hours(deal), lambda b: call(
-            "run_technical_evaluation", opportunity_id=deal.id, booking_id=b.id), min_hours=MIN_BOOKING_HOURS["tech_eval"],
-            least=self.style.se_hours_least or None)
+            "run_technical_evaluation", opportunity_id=deal.id, booking_id=b.id),
+            min_hours=MIN_BOOKING_HOURS["tech_eval"], least=self.style.se_hours_least or None)
 
     def _approvals(self, deal: Deal) -> Move | None:
         if self.capped(deal):
@@ -275,7 +275,8 @@ class Playbook:
             def review(b: Booking, k: str = kind) -> Action:
                 return call("request_approval", opportunity_id=deal.id, kind=k, booking_id=b.id)
             move = self._with_booking(deal, APPROVAL_RESOURCE[kind], self.review_hours(deal, kind), review,
-                                      min_hours=MIN_BOOKING_HOURS["review"], least=self.style.review_hours_least or None)
+                                      min_hours=MIN_BOOKING_HOURS["review"],
+                                      least=self.style.review_hours_least or None)
             if move is not None:
                 return move
         return None

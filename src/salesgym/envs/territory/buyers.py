@@ -12,10 +12,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from salesgym.core.clock import Scheduled
-from salesgym.envs.territory.calendar import HOURS_PER_DAY, day_of, stamp, start_of_week, week_of
 from salesgym.core.env import Context
-from salesgym.envs.territory.evidence import EvidenceType
+from salesgym.envs.territory.calendar import HOURS_PER_DAY, day_of, stamp, start_of_week, week_of
 from salesgym.envs.territory.catalog import FamilySpec
+from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory.milestones import APPROVAL_EVIDENCE, DECIDES, MILESTONES, final_discount, reached
 from salesgym.envs.territory.state import TerritoryState
 from salesgym.envs.territory.world import Opportunity, Stakeholder, TerritoryWorld
@@ -342,7 +342,8 @@ TECH_BASE, TECH_FIT, TECH_SE_HOUR, TECH_RIVAL, TECH_GOODWILL = -3.5, 4.5, 0.3, 1
 
 
 def tech_odds(fit: float, se_hours: float, rival: float, disposition: float) -> float:
-    return sigmoid(TECH_BASE + TECH_FIT * fit + TECH_SE_HOUR * se_hours - TECH_RIVAL * rival + TECH_GOODWILL * disposition)
+    logit = TECH_BASE + TECH_FIT * fit + TECH_SE_HOUR * se_hours - TECH_RIVAL * rival + TECH_GOODWILL * disposition
+    return sigmoid(logit)
 
 
 def _tech_result(ctx: Ctx, opp: Opportunity, data: Mapping[str, Any]) -> None:

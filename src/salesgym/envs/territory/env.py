@@ -19,7 +19,6 @@ from salesgym.envs.territory.state import TerritoryState
 from salesgym.envs.territory.tools import TOOLS
 from salesgym.envs.territory.world import TerritoryWorld
 
-
 # Events the seller never sees as they happen: buyers' changes of heart, decisions scheduled for later, and the
 # engine's firing of them. Everything else is the seller's own action or arrives in the inbox or a view.
 HIDDEN_EVENTS = frozenset({"disposition_changed", "scheduled", "item_due", "tape_item_due"})

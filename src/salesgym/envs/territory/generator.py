@@ -13,8 +13,8 @@ from functools import lru_cache
 from typing import Any
 
 from salesgym.core.clock import Scheduled
-from salesgym.envs.territory.calendar import HOURS_PER_DAY, business_days
 from salesgym.core.rng import Dice, stream
+from salesgym.envs.territory.calendar import HOURS_PER_DAY, business_days
 from salesgym.envs.territory.catalog import APPROVALS, ROLES, FamilySpec, TemplateSpec
 from salesgym.envs.territory.contract import quarter_of
 from salesgym.envs.territory.families import get_family, template_of

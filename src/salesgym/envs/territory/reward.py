@@ -85,7 +85,8 @@ def step_reward(
     if gamma == 1.0:
         reward = phi_after - phi_before
     else:
-        reward = gamma ** (started / HOURS_PER_DAY) * (gamma ** ((finished - started) / HOURS_PER_DAY) * phi_after - phi_before)
+        days_before, days_in = started / HOURS_PER_DAY, (finished - started) / HOURS_PER_DAY
+        reward = gamma**days_before * (gamma**days_in * phi_after - phi_before)
     for e in new:
         if e.kind == "violation_recorded":  # penalties are never discounted: delaying a violation must not pay
             shown = world.opportunities[e.payload["opportunity_id"]].shown_value

@@ -135,7 +135,8 @@ def score(world: TerritoryWorld, log: EventLog, verifier: Verifier) -> dict[str,
     nonviable = {oid for oid, o in world.opportunities.items() if not o.viable}
     constrained = constrained_hours(world)
     n = len(world.opportunities)
-    right_calls = len(set(dropped) & nonviable) + sum(1 for o in world.opportunities if o not in nonviable | set(dropped))
+    kept_viable = sum(1 for o in world.opportunities if o not in nonviable | set(dropped))
+    right_calls = len(set(dropped) & nonviable) + kept_viable
     return {
         "primary": round(100.0 * (advance_value + credit - penalties) / constrained, 6),
         "primary_ceiling": round(primary_ceiling(world), 6),

@@ -15,7 +15,7 @@ from salesgym.core.state import to_plain
 from salesgym.envs.territory.calendar import HOURS_PER_DAY
 from salesgym.envs.territory.catalog import FamilySpec
 
-GENERATOR_VERSION = "territory-gen/1"
+GENERATOR_VERSION = "territory-gen/2"
 
 
 class NewsItem(NamedTuple):

@@ -1,8 +1,9 @@
-"""Fakes beside the real thing: a deterministic stand-in episode and synthetic stores for tests and demos.
+"""A test fixture: a deterministic stand-in episode and synthetic stores, for the runner's and the store's
+plumbing only (resume, force, export, listing). Its numbers mean nothing: anything about scores, rankings or
+reports runs real episodes (the debug split takes seconds).
 
-``fake_episode`` has the signature of :func:`salesgym.bench.runner.run_episode` and is a module-level
-function, so process pools and Ray can ship it by name. Its metrics look like ``env.score()`` and depend
-only on (policy, territory seed), like a real episode.
+``fake_episode`` has the signature of :func:`salesgym.bench.runner.run_episode`; its metrics have the keys of
+``env.score()`` and depend only on (policy, territory seed), like a real episode.
 """
 
 from __future__ import annotations
