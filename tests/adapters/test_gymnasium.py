@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import gymnasium
 import pytest
@@ -109,3 +110,33 @@ def test_to_charset_escapes_and_caps() -> None:
 def test_bad_render_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="render_mode"):
         SalesgymGymEnv("territory-debug-v0", render_mode="human")
+
+
+def test_every_registered_id_is_a_gymnasium_id() -> None:
+    from salesgym.adapters.gymnasium_env import gym_id, gym_ids
+
+    assert set(gym_ids().values()) == set(gymnasium_env.salesgym.registry())
+    assert gym_id("territory-100-v0") == "salesgym/Territory100-v0"
+    env = gymnasium.make("salesgym/Territory100-v0")
+    text, _ = env.reset(seed=1)
+    assert "Identified 100" in text
+
+
+@pytest.mark.parametrize("options", [{"ablation": "no_resource_limits"}, {"reward": 1}, {"nonsense": True}, [1, 2]])
+def test_bad_reset_options_are_a_clear_error_and_change_nothing(options: Any) -> None:
+    env = SalesgymGymEnv("territory-debug-v0")
+    env.reset(seed=3)
+    before = env.env.event_log_hash()
+    with pytest.raises(ValueError, match="reset option|mapping"):
+        env.reset(seed=4, options=options)
+    assert env.env.event_log_hash() == before
+
+
+def test_an_ablation_made_into_the_environment_changes_world_and_reward_together() -> None:
+    plain = SalesgymGymEnv("territory-debug-v0")
+    sparse = SalesgymGymEnv("territory-debug-v0", ablation="sparse_reward")
+    assert sparse.env.family.reward_config.weights[:7] == (0.0,) * 7
+    assert plain.env.family.reward_config.weights != sparse.env.family.reward_config.weights
+    unlimited = SalesgymGymEnv("territory-debug-v0", ablation="no_resource_limits")
+    unlimited.reset(seed=1)
+    assert unlimited.env._world.capacity["se"] == 1000.0

@@ -102,3 +102,40 @@ def test_a_pure_probe_scores_below_the_anchor_and_closes_nothing(
 def test_a_paired_probe_never_beats_its_honest_twin(results: dict[str, list[dict[str, Any]]], probe: str) -> None:
     twin = results[SUITE.paired[probe]]
     assert mean(p["primary"] - t["primary"] for p, t in zip(results[probe], twin, strict=True)) <= 1e-9
+
+
+class _Reworded:
+    """The environment, with every text the seller reads replaced: inbox items, the observation text and
+    refusal reasons. A baseline that reads only the typed data plays exactly the same."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+    def _reword(self, obs: dict[str, Any]) -> dict[str, Any]:
+        data = {**obs["data"], "inbox": [{**i, "text": "(reworded)"} for i in obs["data"]["inbox"]]}
+        return {"text": "(reworded)", "data": data}
+
+    def reset(self, **kwargs: Any) -> Any:
+        obs, info = self.env.reset(**kwargs)
+        return self._reword(obs), info
+
+    def step(self, action: Any) -> Any:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        result = info["tool_result"]
+        if result["status"] == "error":
+            info = {**info, "tool_result": {**result, "output": {"error": "(reworded)"}}}
+        return self._reword(obs), reward, terminated, truncated, info
+
+
+@pytest.mark.parametrize("name", ["expected-value", "oracle", "crm-stage", "random", "ev+drop-by-reward"])
+def test_baselines_read_the_typed_contract_not_the_wording(name: str) -> None:
+    plain = play(name, 2, n_opportunities=10, horizon_days=30, family="healthcare", template="budget_freeze")
+    env = salesgym.make("territory-v0", n_opportunities=10, horizon_days=30, family="healthcare",
+                        template="budget_freeze")
+    env.reset(seed=2)
+    policy = make_policy(name, seed=2, hidden_truth=env.hidden_truth() if name in SUITE.reference else None)
+    actions = [step.action for step in rollout(_Reworded(env), policy, 2, max_steps=20_000)]
+    assert actions == plain[2] and env.event_log_hash() == plain[1]

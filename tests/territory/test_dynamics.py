@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from statistics import mean
 from typing import Any
 
 import salesgym
+from salesgym.agents.base import rollout
+from salesgym.agents.territory.expected_value import ExpectedValue
+from salesgym.agents.territory.memory import Deal
+from salesgym.bench.runner import make_env
+from salesgym.bench.splits import load
 
 
 def _env(seed: int, n: int = 10, **kw: Any) -> Any:
@@ -97,7 +103,7 @@ def test_the_exogenous_world_is_the_same_for_every_rollout() -> None:
     assert [t for t in tape_of(active) if t[0] <= cut] == [t for t in tape_of(idle) if t[0] <= cut]
 
 
-def test_capacity_binds_seller_hours_run_out_and_only_wait_remains() -> None:
+def test_when_the_weeks_seller_hours_run_out_only_wait_remains() -> None:
     env = _env(1)
     refused = None
     for _ in range(400):
@@ -108,3 +114,32 @@ def test_capacity_binds_seller_hours_run_out_and_only_wait_remains() -> None:
     assert refused is not None and "seller hours" in refused
     _ok(env, "wait", hours=None, until="next_week")
     _ok(env, "research_account", account_id="a002")  # Monday: hours are back
+
+
+class _FirstCome(ExpectedValue):
+    """expected-value, except that scarce SE and legal hours go to whichever deal asked first."""
+
+    name = "ev-first-come"
+
+    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
+        super().reset(observation, tool_schemas)
+        self.asked: dict[str, float] = {}
+
+    def booking_rank(self, deal: Deal) -> float:
+        return self.asked.setdefault(deal.id, self.mem.now)
+
+
+def test_capacity_binds_giving_scarce_hours_to_the_most_valuable_deals_beats_first_come() -> None:
+    """Two sellers that differ only in who gets scarce SE and legal hours: by expected value per hour, or
+    first come, first served. On the eval split the first wins on average and on most territories."""
+    value_first, first_come = [], []
+    for t in load("eval").territories:
+        for out, cls in ((value_first, ExpectedValue), (first_come, _FirstCome)):
+            env = make_env(t, None)
+            env.reset(seed=t.seed)
+            for _ in rollout(env, cls(t.seed), t.seed):
+                pass
+            out.append(env.score()["primary"])
+    wins = sum(a > b for a, b in zip(value_first, first_come, strict=True))
+    losses = sum(a < b for a, b in zip(value_first, first_come, strict=True))
+    assert mean(value_first) > mean(first_come) and wins > losses, (mean(value_first), mean(first_come), wins, losses)

@@ -64,3 +64,53 @@ def test_output_json_falls_back_where_orjson_refuses() -> None:
     value = {"note": "call back \udc80 Friday", "n": [1, 2.5, None]}
     assert _compact_json(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     assert _compact_json({"a": "plain", "b": [1, 2.5]}) == '{"a":"plain","b":[1,2.5]}'
+
+
+def _ok(env: Any, tool: str, **args: Any) -> dict[str, Any]:
+    info = env.step({"tool": tool, "args": args})[4]
+    assert info["tool_result"]["status"] == "ok", info["tool_result"]
+    return dict(info["tool_result"]["output"])
+
+
+def test_crm_records_keep_a_bounded_number_of_fields() -> None:
+    """A CRM record keeps at most MAX_CRM_FIELDS fields: rewriting them is fine, the next new one is refused,
+    so 500 updates cannot grow the deal's view."""
+    from salesgym.envs.territory.contract import MAX_CRM_FIELDS
+
+    env = salesgym.make("territory-v0", n_opportunities=10, horizon_days=90)
+    env.reset(seed=1)
+    fields = [{"name": f"f{i:02d}", "value": "x" * 500} for i in range(MAX_CRM_FIELDS)]
+    _ok(env, "update_crm", opportunity_id="o001", stage=None, fields=fields, next_step="n" * 500)
+    size = len(json.dumps(_ok(env, "view_opportunity", opportunity_id="o001", page=0)))
+    refused = env.step({"tool": "update_crm", "args": {"opportunity_id": "o001", "stage": None, "next_step": None,
+                                                        "fields": [{"name": "one_more", "value": "y"}]}})[4]
+    assert refused["tool_result"]["status"] == "error" and "at most" in refused["tool_result"]["output"]["error"]
+    for i in range(500):
+        if env.observe()["data"]["capacity_left"]["seller"] < 0.2:
+            env.step({"tool": "wait", "args": {"hours": None, "until": "next_week"}})
+        env.step({"tool": "update_crm", "args": {"opportunity_id": "o001", "stage": None, "next_step": None,
+                                                  "fields": [{"name": f"f{i % MAX_CRM_FIELDS:02d}", "value": "z" * 500}]}})
+    assert len(json.dumps(_ok(env, "view_opportunity", opportunity_id="o001", page=0))) <= size
+
+
+def test_a_deals_view_pages_its_meetings_and_says_how_many_more() -> None:
+    """Hundreds of meetings on one deal: the view shows a page (newest first), says how many there are and how
+    to page, and every page stays small."""
+    from salesgym.envs.territory.contract import VIEW_PAGE
+
+    env = salesgym.make("territory-v0", n_opportunities=10, horizon_days=90)
+    env.reset(seed=1)
+    people = [p["id"] for p in _ok(env, "find_stakeholders", opportunity_id="o002")["stakeholders"]]
+    made: list[str] = []
+    while len(made) < 150:
+        if env.observe()["data"]["capacity_left"]["seller"] < 0.6:
+            env.step({"tool": "wait", "args": {"hours": None, "until": "next_week"}})
+            continue
+        out = _ok(env, "schedule_meeting", opportunity_id="o002", stakeholder_ids=people[:1], agenda="a", in_days=5)
+        made.append(out["meeting_id"])
+    first = _ok(env, "view_opportunity", opportunity_id="o002", page=0)
+    assert [m["id"] for m in first["meetings"]] == made[::-1][:VIEW_PAGE]
+    assert first["more"]["meetings"] == {"page": 0, "pages": 15, "total": 150}
+    second = _ok(env, "view_opportunity", opportunity_id="o002", page=1)
+    assert [m["id"] for m in second["meetings"]] == made[::-1][VIEW_PAGE : 2 * VIEW_PAGE]
+    assert len(json.dumps(first)) < 8000 and len(env.observe()["text"]) < 9000
