@@ -127,7 +127,7 @@ def test_bad_reset_options_are_a_clear_error_and_change_nothing(options: Any) ->
     env = SalesgymGymEnv("territory-debug-v0")
     env.reset(seed=3)
     before = env.env.event_log_hash()
-    with pytest.raises(ValueError, match="reset option|mapping"):
+    with pytest.raises(ValueError, match=r"reset option|mapping"):
         env.reset(seed=4, options=options)
     assert env.env.event_log_hash() == before
 

@@ -88,8 +88,9 @@ def test_crm_records_keep_a_bounded_number_of_fields() -> None:
     for i in range(500):
         if env.observe()["data"]["capacity_left"]["seller"] < 0.2:
             env.step({"tool": "wait", "args": {"hours": None, "until": "next_week"}})
+        field = {"name": f"f{i % MAX_CRM_FIELDS:02d}", "value": "z" * 500}
         env.step({"tool": "update_crm", "args": {"opportunity_id": "o001", "stage": None, "next_step": None,
-                                                  "fields": [{"name": f"f{i % MAX_CRM_FIELDS:02d}", "value": "z" * 500}]}})
+                                                  "fields": [field]}})
     assert len(json.dumps(_ok(env, "view_opportunity", opportunity_id="o001", page=0))) <= size
 
 

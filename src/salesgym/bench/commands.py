@@ -25,10 +25,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from salesgym.bench import analysis as an
-from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 from salesgym.bench import splits as sp
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
+from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 
 DEFAULT_DB = Path("runs") / "salesgym.sqlite"
 
@@ -155,13 +155,9 @@ def _preflight(manifest: sp.Manifest) -> None:
             raise ImportError("salesgym.make is missing")
         from salesgym.agents import make_policy  # noqa: F401
     except ImportError as e:
-        raise BenchError(f"the territory environment or the policies are not installed yet: {e}") from e
-    try:
-        from salesgym.envs.territory.families import FAMILIES
-    except ImportError:
-        return
+        raise BenchError(f"the environment or the policies are not installed: {e}") from e
     where = manifest.path or manifest.name
-    problems = sp.check_catalogue(manifest, FAMILIES)
+    problems = sp.check_catalogue(manifest, salesgym.env_class(sp.ENV_ID).scenario_catalogue())
     if problems:
         raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
     problems = sp.environment_problems(manifest)

@@ -25,11 +25,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from salesgym.agents.base import PolicySuite
-from salesgym.bench.splits import Manifest, Territory, locked_message
+from salesgym.bench.splits import ENV_ID, Manifest, Territory, locked_message
 from salesgym.bench.store import PRIVATE_KEY, EpisodeRecord, RunRecord, Store
 
 DEFAULT_MAX_STEPS = 20_000
-ENV_ID = "territory-v0"  # the environment the split manifests describe
 BACKENDS = ("local", "ray")
 
 
@@ -207,7 +206,7 @@ class LocalBackend:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-PRELOAD = ("salesgym", "salesgym.bench.runner", "salesgym.envs.territory.env", "salesgym.agents", "numpy")
+PRELOAD = ("salesgym", "salesgym.bench.runner", "salesgym.agents", "numpy")  # plus the split's environment
 
 
 def _mp_context() -> BaseContext:
@@ -215,7 +214,10 @@ def _mp_context() -> BaseContext:
     plain spawn where fork servers do not exist."""
     if "forkserver" in get_all_start_methods():
         ctx = get_context("forkserver")
-        ctx.set_forkserver_preload([m for m in PRELOAD if importlib.util.find_spec(m) is not None])
+        import salesgym
+
+        env_module = salesgym.registry()[ENV_ID]["entry_point"].split(":")[0]
+        ctx.set_forkserver_preload([m for m in (*PRELOAD, env_module) if importlib.util.find_spec(m) is not None])
         return ctx
     return get_context("spawn")
 

@@ -342,7 +342,9 @@ def manifests_in(directory: Path) -> dict[str, dict[str, Any]]:
 
 
 def load_catalogue() -> Catalogue:
-    """The scenario catalogue of the territory family (imported lazily)."""
-    from salesgym.envs.territory.families import FAMILIES
+    """The scenario catalogue of the split's environment, from the registry (imported lazily)."""
+    import salesgym
+    from salesgym.bench.splits import ENV_ID
 
-    return FAMILIES
+    catalogue: Catalogue = salesgym.env_class(ENV_ID).scenario_catalogue()
+    return catalogue

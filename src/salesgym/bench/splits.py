@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+ENV_ID = "territory-v0"  # the registered environment the manifests describe
 FORMAT_VERSION = 1  # public manifests: seeds are in the file
 PRIVATE_FORMAT_VERSION = 2  # adds "seeding"; territories carry "seed": null (derived from the operator's key)
 FORMAT_VERSIONS = (FORMAT_VERSION, PRIVATE_FORMAT_VERSION)
@@ -523,16 +524,15 @@ def check_catalogue(manifest: Manifest, families: Mapping[str, Any]) -> list[str
 
 
 def environment_problems(manifest: Manifest) -> list[str]:
-    """Territories the environment would refuse to build (unknown family or template, a size or horizon it
-    does not accept); empty when the territory environment is not installed."""
-    try:
-        from salesgym.envs.territory.generator import check_options
-    except ImportError:
-        return []
+    """Territories the split's environment would refuse to build (unknown family or template, a size or
+    horizon it does not accept), as the registered environment class says."""
+    import salesgym
+
+    env_cls = salesgym.env_class(ENV_ID)
     problems: list[str] = []
     for t in manifest.layout:
         try:
-            check_options(t.family, t.template, t.n_opportunities, t.horizon_days, ())
+            env_cls.check_scenario(t.family, t.template, t.n_opportunities, t.horizon_days)
         except ValueError as err:
             problems.append(f"{t.id}: {err}")
     return problems

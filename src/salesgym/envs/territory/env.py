@@ -120,6 +120,18 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
     WORLD_ABLATIONS = WORLD_ABLATIONS  # change the world, so every policy's score: benchmark ablations
     TRAINING_ABLATIONS = TRAINING_ABLATIONS  # change only the reward: for training runs
 
+    @staticmethod
+    def scenario_catalogue() -> Mapping[str, Any]:
+        """Scenario families by name, each with its ``templates`` (what split manifests are cut from)."""
+        from salesgym.envs.territory.families import FAMILIES
+
+        return FAMILIES
+
+    @staticmethod
+    def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int) -> None:
+        """Raise ``ValueError`` with what is allowed if this environment cannot build such a territory."""
+        check_options(family, template, n_opportunities, horizon_days, ())
+
     def __init__(
         self,
         n_opportunities: int = 20,
