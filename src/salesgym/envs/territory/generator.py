@@ -30,7 +30,7 @@ from salesgym.envs.territory.world import (
     TerritoryWorld,
 )
 
-DEFAULT_CAPACITY = {"seller": 30.0, "se": 8.0, "legal": 3.0, "procurement": 2.0, "management": 2.0}
+DEFAULT_CAPACITY = {"seller": 30.0, "se": 7.0, "legal": 3.0, "procurement": 2.0, "management": 2.0}
 DEFAULT_LEAD_DAYS = {"seller": 0, "se": 2, "legal": 5, "procurement": 3, "management": 3}
 HORIZONS = (30, 90, 180)
 # Ablations that change the world (and so every policy's score). The reward-only ones are training ablations
