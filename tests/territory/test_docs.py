@@ -72,3 +72,18 @@ def test_check_mode_reports_drift(tmp_path: Path) -> None:
     assert docs.main(["--check", "--path", str(target)]) == 0
     target.write_text(target.read_text(encoding="utf-8") + "hand edit\n", encoding="utf-8")
     assert docs.main(["--check", "--path", str(target)]) == 1
+
+
+def test_families_md_quotes_the_catalogue() -> None:
+    """docs/families.md's effective numbers are the generated ones, and its overview table's capacity
+    overrides are the families' own."""
+    from salesgym.envs.territory.families import FAMILIES
+
+    text = Path("docs/families.md").read_text(encoding="utf-8")
+    assert docs.with_families_block(text) == text, "run `python -m salesgym.envs.territory.docs --write`"
+    names = {"se": "SE", "legal": "legal", "procurement": "procurement", "management": "management"}
+    for name, spec in FAMILIES.items():
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{name}` | $"))
+        overrides = ", ".join(f"{names[k]} {v:g}" for k, v in spec.capacity.items()) or "none"
+        assert row.rstrip(" |").endswith(overrides), (row, overrides)
+        assert f"| {spec.nonviable_rate:.0%} | {spec.competitor_rate:.0%} |" in row

@@ -281,9 +281,9 @@ def normalised_by_territory(
         top = top_by.get(tid) if top_by is not None else ceiling.get(tid)
         if not lows or top is None:
             continue
-        floor = max(lows)
-        if top - floor > 1e-9:
-            out[tid] = (p - floor) / (top - floor)
+        norm = stats.normalised_score(p, max(lows), top)
+        if norm is not None and top > max(lows):
+            out[tid] = norm
     return out
 
 

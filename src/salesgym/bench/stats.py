@@ -130,9 +130,10 @@ def paired_difference(
     )
 
 
-def normalised_score(policy: float, random: float, oracle: float) -> float | None:
-    """``(policy - random) / (oracle - random)``: 0 is random, 1 is the oracle; None when undefined."""
-    span = oracle - random
+def normalised_score(policy: float, floor: float, top: float) -> float | None:
+    """``(policy - floor) / (top - floor)``: 0 is the floor (doing nothing or random), 1 the top (the oracle);
+    None when undefined."""
+    span = top - floor
     if not math.isfinite(span) or abs(span) < 1e-12:
         return None
-    return (policy - random) / span
+    return (policy - floor) / span

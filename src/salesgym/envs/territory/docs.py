@@ -196,6 +196,38 @@ def render(toolbox: ToolBox[Any] = TOOLS) -> str:
     return head + "\n" + "\n".join(tool_section(s) for s in specs).rstrip("\n") + "\n"
 
 
+FAMILIES_PATH = Path("docs") / "families.md"
+BLOCK_START, BLOCK_END = "<!-- generated: effective numbers -->", "<!-- end generated -->"
+
+
+def families_block() -> str:
+    """The table of every template's effective numbers (family values, template overrides and mechanisms
+    applied), as docs/families.md shows it between the generated-block markers."""
+    from salesgym.envs.territory.families import FAMILIES
+    from salesgym.envs.territory.generator import capacity_of, knobs_of
+
+    rows = [
+        "| family | template | cannot close | competitor present | SE / legal / procurement / management h/week "
+        "| lead days SE / legal / procurement / management |",
+        "|---|---|---|---|---|---|",
+    ]
+    teams = ("se", "legal", "procurement", "management")
+    for fname, spec in FAMILIES.items():
+        for tname, tmpl in spec.templates.items():
+            knobs, (capacity, lead) = knobs_of(spec, tmpl), capacity_of(spec, tmpl)
+            rows.append(
+                f"| `{fname}` | `{tname}` | {knobs.nonviable_rate:.0%} | {knobs.competitor_rate:.0%} | "
+                + " / ".join(f"{capacity[t]:g}" for t in teams) + " | " + " / ".join(str(lead[t]) for t in teams) + " |"
+            )
+    return "\n".join([BLOCK_START, *rows, BLOCK_END])
+
+
+def with_families_block(text: str) -> str:
+    """``text`` (docs/families.md) with its generated block replaced by the current one."""
+    start, end = text.index(BLOCK_START), text.index(BLOCK_END) + len(BLOCK_END)
+    return text[:start] + families_block() + text[end:]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Generate docs/tools.md from the territory tool specs.")
     parser.add_argument("--write", action="store_true", help=f"write {DEFAULT_PATH} instead of printing")
@@ -203,15 +235,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--path", type=Path, default=DEFAULT_PATH, help="target file for --write/--check")
     ns = parser.parse_args(argv)
     text = render()
+    families = ns.path.parent / FAMILIES_PATH.name
     if ns.check:
         current = ns.path.read_text(encoding="utf-8") if ns.path.exists() else ""
-        if current != text:
-            print(f"{ns.path} is out of date; run python -m salesgym.envs.territory.docs --write", file=sys.stderr)
-            return 1
-        return 0
+        stale = [ns.path] if current != text else []
+        if families.exists() and with_families_block(families.read_text(encoding="utf-8")) != families.read_text(
+            encoding="utf-8"
+        ):
+            stale.append(families)
+        for path in stale:
+            print(f"{path} is out of date; run python -m salesgym.envs.territory.docs --write", file=sys.stderr)
+        return 1 if stale else 0
     if ns.write:
         ns.path.parent.mkdir(parents=True, exist_ok=True)
         ns.path.write_text(text, encoding="utf-8")
+        if families.exists():
+            families.write_text(with_families_block(families.read_text(encoding="utf-8")), encoding="utf-8")
         return 0
     sys.stdout.write(text)
     return 0

@@ -93,11 +93,13 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
 
     Observation
         ``{"text": str, "data": dict}``: date, capacity left this week, milestone counts, portfolio rows,
-        new inbox items, alerts, last tool result. Never hidden truth or reward internals.
+        new inbox items (with typed fields), alerts, the territory's fixed facts, last tool result. Never
+        hidden truth or reward internals; tool results list public events only.
 
     Reward
-        Potential-based shaping over verified milestones (γ per day), economics when a deal closes, and
-        penalties for anti-gaming violations (docs/reward.md). ``score()`` is the authoritative report.
+        The agent-side estimate of the primary score, paid as it changes (public value estimates, verified
+        milestones as shown, the agreed price); its undiscounted sum is that estimate (docs/reward.md).
+        ``score()`` is the authoritative report.
 
     Episode end
         Terminated at the horizon or when every opportunity is closed or dropped; truncated when invalid
@@ -105,10 +107,12 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
 
     Arguments
         n_opportunities (10-100, or 3-5 for debugging), horizon_days (30, 90, 180), family, template,
-        ablation (one of ``ABLATIONS`` or None), reward (RewardConfig), invalid_action_limit.
+        ablation (world: ``WORLD_ABLATIONS``; training: ``TRAINING_ABLATIONS``), reward (RewardConfig),
+        invalid_action_limit, verifier_key.
 
     Version history
-        v0: initial release.
+        v0 (territory-gen/2): shared capacity binds; public-only reward; price-aware score; public event
+        ids. v0 (territory-gen/1): initial release (docs/territory.md has the details).
 
     >>> env = TerritoryEnv(n_opportunities=4, horizon_days=30)
     >>> obs, info = env.reset(seed=1)

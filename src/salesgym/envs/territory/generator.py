@@ -111,6 +111,21 @@ def _mechanism_knobs(knobs: Knobs, mechanisms: tuple[str, ...]) -> Knobs:
     return knobs
 
 
+def knobs_of(spec: FamilySpec, tmpl: TemplateSpec) -> Knobs:
+    """The numbers a template's worlds are drawn with: the family's, the template's overrides, its mechanisms
+    (what docs/families.md quotes, e.g. the effective share of deals that cannot close)."""
+    base = Knobs(
+        nonviable_rate=spec.nonviable_rate, competitor_rate=spec.competitor_rate, committee=spec.committee_size
+    )
+    params = {k: float(v) for k, v in tmpl.params.items()}
+    return _mechanism_knobs(replace(base, **params), tmpl.mechanisms)  # type: ignore[arg-type]
+
+
+def capacity_of(spec: FamilySpec, tmpl: TemplateSpec) -> tuple[dict[str, float], dict[str, int]]:
+    """Weekly hours per team and booking lead times of a template's worlds (no ablation)."""
+    return _capacity(spec, tmpl.mechanisms, ())
+
+
 def _capacity(
     spec: FamilySpec, mechanisms: tuple[str, ...], ablations: tuple[str, ...]
 ) -> tuple[dict[str, float], dict[str, int]]:
@@ -158,11 +173,7 @@ def generate(
 ) -> TerritoryWorld:
     """The world for these arguments; cached, since worlds are immutable and group rollouts reset one seed often."""
     spec, tmpl = check_options(family, template, n_opportunities, horizon_days, ablations)
-    base = Knobs(
-        nonviable_rate=spec.nonviable_rate, competitor_rate=spec.competitor_rate, committee=spec.committee_size
-    )
-    params = {k: float(v) for k, v in tmpl.params.items()}
-    knobs = _mechanism_knobs(replace(base, **params), tmpl.mechanisms)  # type: ignore[arg-type]
+    knobs = knobs_of(spec, tmpl)
     capacity, lead = _capacity(spec, tmpl.mechanisms, ablations)
     days = business_days(horizon_days)
     accounts: dict[str, Account] = {}
