@@ -1,4 +1,4 @@
-"""Shared fixtures: the registered environment cases, a random seller and a diligent scripted seller.
+"""Shared helpers: the territory's random driver (the conformance kit's), and a diligent scripted seller.
 
 The sellers are *drivers*: they may peek at ``env._state`` to pick ids that exist, so episodes get deep
 enough to matter. Assertions about what the agent can see must only look at observations and tool outputs.
@@ -10,105 +10,20 @@ under that name, because a plain ``import conftest`` breaks as soon as another f
 
 from __future__ import annotations
 
-import random
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-
-import salesgym
+from salesgym.envs.territory.conformance import random_call
 from salesgym.envs.territory.env import TerritoryEnv
+from salesgym.envs.territory.tools import TOOLS
 
 Action = dict[str, Any]
-Policy = Callable[[Any, random.Random], Action]
 
-TOOL_NAMES = (
-    "view_opportunity", "research_account", "find_stakeholders", "send_message", "schedule_meeting", "book_resource",
-    "run_discovery", "run_technical_evaluation", "build_business_case", "propose_action_plan", "send_proposal",
-    "negotiate", "request_approval", "escalate", "send_contract", "update_crm", "disqualify", "wait",
-)
-
-
-def territory_random_action(env: TerritoryEnv, rng: random.Random) -> Action:
-    """A random, mostly well-formed territory call; ids come from the live state so many calls succeed."""
-    s, w = env._state, env._world
-    assert s is not None and w is not None
-    oid = rng.choice(sorted(w.opportunities))
-    known = sorted(sid for sid, p in s.people.items() if p.known)
-    sid = rng.choice(known) if known else oid + "s0"
-    acc = w.opportunities[oid].account_id
-    kws = sorted(s.researched.get(acc, ()))
-    body = " ".join(rng.sample(kws, min(2, len(kws)))) if kws else "hello"
-    bookings = sorted(s.bookings) or ["b000000"]
-    meetings = sorted(s.meetings) or ["m000000"]
-    tool = rng.choice([*TOOL_NAMES, "wait", "wait", "wait", "view_opportunity"])
-    # disqualify ends deals quickly; keep it rare so episodes last
-    if tool == "disqualify" and rng.random() < 0.7:
-        tool = "wait"
-    args: dict[str, Any] = {
-        "view_opportunity": {"opportunity_id": rng.choice([None, oid])},
-        "research_account": {"account_id": acc},
-        "find_stakeholders": {"opportunity_id": oid},
-        "send_message": {"stakeholder_id": sid, "subject": "hi", "body": body},
-        "schedule_meeting": {"opportunity_id": oid, "stakeholder_ids": [sid], "agenda": body,
-                             "in_days": rng.randint(1, 5)},
-        "book_resource": {"opportunity_id": oid, "resource": rng.choice(["se", "legal", "procurement", "management"]),
-                          "hours": rng.choice([1, 2, 4]), "start_in_days": rng.randint(0, 6)},
-        "run_discovery": {"meeting_id": rng.choice(meetings)},
-        "run_technical_evaluation": {"opportunity_id": oid, "booking_id": rng.choice(bookings)},
-        "build_business_case": {"opportunity_id": oid, "summary": body},
-        "propose_action_plan": {"opportunity_id": oid, "sponsor_id": sid, "close_in_days": rng.randint(5, 60)},
-        "send_proposal": {"opportunity_id": oid, "discount_pct": rng.choice([0, 5, 10, 20])},
-        "negotiate": {"opportunity_id": oid, "discount_pct": rng.choice([5, 10, 15, 25])},
-        "request_approval": {"opportunity_id": oid, "kind": rng.choice(["security", "legal", "procurement"]),
-                             "booking_id": rng.choice(bookings)},
-        "escalate": {"opportunity_id": oid, "purpose": rng.choice(["discount", "executive_sponsor"]),
-                     "discount_pct": 20, "booking_id": rng.choice(bookings)},
-        "send_contract": {"opportunity_id": oid},
-        "update_crm": {"opportunity_id": oid, "stage": rng.choice([None, "Commit", "Discovery"]), "fields": [],
-                       "next_step": None},
-        "disqualify": {"opportunity_id": oid, "reason": "not a fit"},
-        "wait": {"hours": rng.choice([1, 4, 8]), "until": None} if rng.random() < 0.7
-        else {"hours": None, "until": "next_event"},
-    }[tool]
-    return {"tool": tool, "args": args}
-
-
-@dataclass(frozen=True)
-class EnvCase:
-    """One registered environment configuration the conformance suite runs against."""
-
-    name: str
-    env_id: str
-    kwargs: Mapping[str, Any]
-    policy: Policy
-    family: str = "territory"
-
-    def make(self) -> Any:
-        return salesgym.make(self.env_id, **self.kwargs)
-
-
-def _territory(name: str, n: int, family: str, template: str) -> EnvCase:
-    kwargs = {"n_opportunities": n, "horizon_days": 30, "family": family, "template": template}
-    return EnvCase(name, "territory-v0", kwargs, territory_random_action)
-
-
-# A new environment or scenario is one line here; every conformance test then runs on it.
-ENV_CASES: tuple[EnvCase, ...] = (
-    _territory("territory-4-saas-standard", 4, "midmarket_saas", "standard"),
-    _territory("territory-4-security-big_committee", 4, "enterprise_security", "big_committee"),
-    _territory("territory-10-healthcare-budget_freeze", 10, "healthcare", "budget_freeze"),
-    _territory("territory-10-public-procurement_gauntlet", 10, "public_sector", "procurement_gauntlet"),
-    EnvCase("territory-debug-v0", "territory-debug-v0", {}, territory_random_action),
-)
-
-
-@pytest.fixture(params=ENV_CASES, ids=[c.name for c in ENV_CASES])
-def env_case(request: pytest.FixtureRequest) -> EnvCase:
-    case: EnvCase = request.param
-    return case
+TOOL_NAMES = tuple(TOOLS.names())
+# a random, mostly well-formed territory call whose ids come from the live state (the conformance kit's driver)
+territory_random_action = random_call
 
 
 @dataclass
@@ -149,18 +64,6 @@ def play(env: Any, actions: Iterator[Any] | list[Any], *, seed: int | None = Non
         if terminated or truncated:
             break
     return out
-
-
-def random_actions(env: Any, policy: Policy, policy_seed: int) -> Iterator[Action]:
-    rng = random.Random(policy_seed)
-    while True:
-        yield policy(env, rng)
-
-
-def play_random(case: EnvCase, seed: int, policy_seed: int, max_steps: int = 400) -> tuple[Any, Rollout]:
-    env = case.make()
-    env.reset(seed=seed)
-    return env, play(env, random_actions(env, case.policy, policy_seed), seed=seed, max_steps=max_steps)
 
 
 class DiligentSeller:
