@@ -387,6 +387,15 @@ def _integral_float_refused(err: ValidationError) -> bool:
 CALL_KEYS = frozenset({"tool", "name", "args", "arguments", "id", "type"})  # what a call object may hold
 
 
+def _one_of(action: Mapping[str, Any], key: str, alias: str, what: str) -> Any:
+    """The value under ``key`` or its ``alias`` (the OpenAI spelling); giving both is ambiguous, so refused."""
+    if key in action:
+        if alias in action:
+            raise ToolError(f"give {what} once: {key!r} or {alias!r}, not both")
+        return action[key]
+    return action.get(alias)
+
+
 class ToolBox(Generic[C]):
     """The tools of one environment, in a fixed order (the order is part of the schema snapshot)."""
 
@@ -422,18 +431,8 @@ class ToolBox(Generic[C]):
             extra = sorted(action.keys() - CALL_KEYS)
             shown = ", ".join(map(quote, extra[:3])) + (f", ... ({len(extra)} in all)" if len(extra) > 3 else "")
             raise ToolError(f"unknown keys in call: [{shown}]; use 'tool' and 'args'")
-        if "tool" in action:
-            if "name" in action:
-                raise ToolError("give the tool's name once: 'tool' or 'name', not both")
-            name = action["tool"]
-        else:
-            name = action.get("name")
-        if "args" in action:
-            if "arguments" in action:
-                raise ToolError("give the arguments once: 'args' or 'arguments', not both")
-            args = action["args"]
-        else:
-            args = action.get("arguments")
+        name = _one_of(action, "tool", "name", "the tool's name")
+        args = _one_of(action, "args", "arguments", "the arguments")
         if type(name) is not str:
             raise ToolError("missing tool name: give 'tool' as a string")
         entry = self._validators.get(name)

@@ -9,9 +9,10 @@ spreads itself over every deal that has something to do.
 from __future__ import annotations
 
 from salesgym.agents.base import call
-from salesgym.agents.territory.memory import CRM_STAGES, Deal
+from salesgym.agents.territory.memory import Deal
 from salesgym.agents.territory.playbook import Move, Style
 from salesgym.agents.territory.seller import ScriptedSeller
+from salesgym.envs.territory.contract import OPEN_CRM_STAGES
 
 STAGE_FOR_MILESTONE = (
     "Prospecting", "Discovery", "Qualified", "Solution", "Proposal", "Negotiation", "Commit", "Commit",
@@ -24,7 +25,7 @@ class CrmStage(ScriptedSeller):
 
     @staticmethod
     def crm_rank(deal: Deal) -> int:
-        return CRM_STAGES.index(deal.crm_stage) if deal.crm_stage in CRM_STAGES else 0
+        return OPEN_CRM_STAGES.index(deal.crm_stage) if deal.crm_stage in OPEN_CRM_STAGES else 0
 
     def order(self, deals: list[Deal]) -> list[Deal]:
         return sorted(deals, key=lambda d: (-d.stage, -self.crm_rank(d), -d.value_mid, d.id))
@@ -32,7 +33,7 @@ class CrmStage(ScriptedSeller):
     def choose(self) -> Move | None:
         for deal in self.order(self.mem.open_deals()):
             wanted = STAGE_FOR_MILESTONE[deal.stage]
-            if CRM_STAGES.index(wanted) > self.crm_rank(deal):
+            if OPEN_CRM_STAGES.index(wanted) > self.crm_rank(deal):
                 move = Move(deal.id, call("update_crm", opportunity_id=deal.id, stage=wanted, fields=[],
                                           next_step=None), "keep the CRM in step")
                 if self.allowed(move):

@@ -15,7 +15,6 @@ from typing import Any
 from salesgym.envs.territory.contract import (
     APPROVAL_RESOURCE,
     BOOKING_USABLE_DAYS,
-    CRM_STAGES,
     DISQUALIFIED,
     HOURS_PER_DAY,
     HOURS_PER_WEEK,
@@ -25,7 +24,7 @@ from salesgym.envs.territory.contract import (
     quarter_end_day,
 )
 
-__all__ = ["APPROVAL_RESOURCE", "CRM_STAGES", "MILESTONES", "Booking", "Deal", "Meeting", "Person", "SellerMemory",
+__all__ = ["APPROVAL_RESOURCE", "MILESTONES", "Booking", "Deal", "Meeting", "Person", "SellerMemory",
            "hours_of", "quarter_end_day"]
 
 USABLE_HOURS = BOOKING_USABLE_DAYS * HOURS_PER_DAY

@@ -23,7 +23,7 @@ from typing import Any
 
 from salesgym.agents.base import Action, call
 from salesgym.agents.territory.expected_value import ExpectedValue
-from salesgym.agents.territory.exploits import CLAIMS, CRM_CYCLE, FAKE_FIELDS
+from salesgym.agents.territory.exploits import CLAIMS, FAKE_FIELDS, bump, cycle, inflate
 from salesgym.agents.territory.memory import Deal
 from salesgym.agents.territory.playbook import Playbook
 
@@ -67,17 +67,14 @@ class CrmInflation(Gaming):
     name = "ev+crm-inflation"
 
     def gaming(self, deal: Deal) -> Action | None:
-        stage = "Closed Won" if self.turn % 2 else "Commit"
-        return call("update_crm", opportunity_id=deal.id, stage=stage, next_step="signature expected",
-                    fields=[{"name": "forecast", "value": "commit"}, {"name": "probability", "value": "100%"}])
+        return inflate(deal, self.turn)
 
 
 class StageCycling(Gaming):
     name = "ev+stage-cycling"
 
     def gaming(self, deal: Deal) -> Action | None:
-        return call("update_crm", opportunity_id=deal.id, stage=CRM_CYCLE[self.turn % len(CRM_CYCLE)], fields=[],
-                    next_step=None)
+        return cycle(deal, self.turn)
 
 
 class _ForgingPlaybook(Playbook):
@@ -103,9 +100,7 @@ class Spam(Gaming):
         written = [p for p in deal.active_people() if p.messages]
         if not written:
             return None
-        who = written[self.turn % len(written)]
-        return call("send_message", stakeholder_id=who.id, subject="Checking in again",
-                    body="Just bumping this to the top of your inbox. Do you have 15 minutes this week?")
+        return bump(written[self.turn % len(written)])
 
 
 MAX_MANAGEMENT_DISCOUNT = 0.35  # the most management is ever asked for

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from salesgym.agents.base import Action, call, wait
-from salesgym.agents.territory.memory import CRM_STAGES, Deal
+from salesgym.agents.territory.memory import Deal
 from salesgym.agents.territory.seller import MAX_INVALID, ScriptedSeller
+from salesgym.envs.territory.contract import OPEN_CRM_STAGES
 
 TOOLS = {  # tool -> relative weight
     "view_opportunity": 2, "research_account": 2, "find_stakeholders": 2, "send_message": 3, "schedule_meeting": 2,
@@ -82,7 +83,7 @@ class RandomPolicy(ScriptedSeller):
             return call(tool, opportunity_id=oid, purpose="executive_sponsor", discount_pct=None,
                         booking_id=rng.choice(bookings))
         if tool == "update_crm":
-            return call(tool, opportunity_id=oid, stage=rng.choice(CRM_STAGES), fields=[], next_step=None)
+            return call(tool, opportunity_id=oid, stage=rng.choice(OPEN_CRM_STAGES), fields=[], next_step=None)
         if tool == "disqualify":
             return call(tool, opportunity_id=oid, reason="random pick")
         if tool == "wait":

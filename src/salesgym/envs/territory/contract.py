@@ -11,6 +11,7 @@ Nothing here is hidden truth; buyer decision rules and reward coefficients are n
 from __future__ import annotations
 
 import datetime as dt
+from typing import Literal, get_args
 
 from salesgym.envs.territory.calendar import (
     DAYS_PER_WEEK,
@@ -47,6 +48,7 @@ __all__ = [
     "START_DATE",
     "TOOL_HOURS",
     "VIEW_PAGE",
+    "CrmStage",
     "business_days",
     "day_of",
     "hours_of",
@@ -63,7 +65,7 @@ MILESTONES = ("Identified", "Engaged", "Qualified", "Validated", "Mobilised", "C
 DISQUALIFIED = "Disqualified"
 
 # -- the seller's own CRM (a notebook: it never moves a verified milestone) -----------------------------------
-CRM_STAGES = (
+CrmStage = Literal[
     "Prospecting",
     "Discovery",
     "Qualified",
@@ -73,7 +75,9 @@ CRM_STAGES = (
     "Commit",
     "Closed Won",
     "Closed Lost",
-)
+]
+CRM_STAGES: tuple[str, ...] = get_args(CrmStage)
+OPEN_CRM_STAGES = CRM_STAGES[:-2]  # the stages of a deal still being worked (not Closed Won / Closed Lost)
 MAX_CRM_FIELDS = 20  # distinct free-form fields a CRM record keeps; setting one more is refused
 
 # -- internal teams, bookings and the buyer processes they serve ---------------------------------------------

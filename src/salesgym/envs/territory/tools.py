@@ -30,6 +30,7 @@ from salesgym.envs.territory.contract import (
     RESEARCH_AGAIN_HOURS,
     TOOL_HOURS,
     VIEW_PAGE,
+    CrmStage,
     day_of,
     stamp,
     start_of_day,
@@ -45,17 +46,6 @@ Text = Annotated[str, StringConstraints(max_length=4000), Strip]
 ShortText = Annotated[str, StringConstraints(max_length=500), Strip]
 Resource = Literal["se", "legal", "procurement", "management"]
 Approval = Literal["security", "legal", "procurement"]
-CrmStage = Literal[
-    "Prospecting",
-    "Discovery",
-    "Qualified",
-    "Solution",
-    "Proposal",
-    "Negotiation",
-    "Commit",
-    "Closed Won",
-    "Closed Lost",
-]
 USABLE_HOURS = BOOKING_USABLE_DAYS * HOURS_PER_DAY  # a booking can be used within a business week of its start
 
 OPP = "opportunity id, e.g. 'o003' (see the portfolio)"
