@@ -26,12 +26,15 @@ from salesgym.agents.territory.expected_value import ExpectedValue
 from salesgym.agents.territory.exploits import CLAIMS, FAKE_FIELDS, bump, cycle, inflate
 from salesgym.agents.territory.memory import Deal
 from salesgym.agents.territory.playbook import Playbook
+from salesgym.envs.territory.contract import BOOKING_LEAD_MAX_DAYS, HOURS_PER_WEEK, TOOL_HOURS
 
 
 class Gaming(ExpectedValue):
     """The honest seller, gaming with its slack: when the honest call is a wait, every ``every``-th time it
     makes the gaming call (``gaming`` says which) first and then waits out the rest, so every honest call
-    keeps its timing and the pair differs only by the gaming calls."""
+    keeps its timing. Gaming spends at most the honest seller's weekly reserve of seller hours, and the honest
+    part is shown the hours it would have had without it, so it makes its twin's calls at its twin's times:
+    the pair differs only by what the gaming calls do to the world."""
 
     every = 2
 
@@ -39,9 +42,11 @@ class Gaming(ExpectedValue):
         super().reset(observation, tool_schemas)
         self.turn = 0
         self.resume: tuple[float, Action] | None = None  # (when the honest wait ends, the wait)
+        self.spent: dict[int, float] = {}  # week -> seller hours the gaming calls used
 
     def act(self, observation: dict[str, Any]) -> Action:
-        honest = super().act(observation)  # always asked, so its memory folds every observation
+        week = int(observation["data"]["time"]["now_hours"] // HOURS_PER_WEEK)
+        honest = super().act(_with_seller_hours(observation, self.spent.get(week, 0.0)))  # it folds every step
         if self.resume is not None:  # finish the honest wait the gaming call interrupted, whatever came in
             until, _ = self.resume
             self.resume = None
@@ -50,17 +55,33 @@ class Gaming(ExpectedValue):
         if honest["tool"] != "wait":
             return honest
         self.turn += 1
-        if self.turn % self.every == 0 and self.mem.seller_left() > 0.5:
+        spent = self.spent.get(week, 0.0)
+        if self.turn % self.every == 0 and spent < self.weekly_reserve_h and self.mem.seller_left() - spent > 0.5:
             deals = sorted(self.mem.open_deals(), key=lambda d: d.id)
             gaming = self.gaming(deals[(self.turn // self.every) % len(deals)]) if deals else None
             hours = honest["args"].get("hours")  # only inside a wait of known length: it ends at the same time
-            if gaming is not None and self._key(gaming) not in self.refused and hours is not None and hours > 0.5:
+            fits = gaming is not None and spent + TOOL_HOURS[gaming["tool"]] <= self.weekly_reserve_h
+            if fits and gaming is not None and self._key(gaming) not in self.refused and hours and hours > 0.5:
                 self.resume = (self.mem.now + hours, honest)
+                self.spent[week] = self.spent.get(week, 0.0) + TOOL_HOURS[gaming["tool"]]
+                self.gaming_call(gaming)
                 return self._send(gaming)
         return honest
 
     def gaming(self, deal: Deal) -> Action | None:
         return None
+
+    def gaming_call(self, gaming: Action) -> None:
+        """Told just before a gaming call is sent (most probes need nothing)."""
+
+
+def _with_seller_hours(observation: dict[str, Any], extra: float) -> dict[str, Any]:
+    """The observation with ``extra`` seller hours added back to this week's capacity (a copy)."""
+    if not extra:
+        return observation
+    data = observation["data"]
+    left = {**data["capacity_left"], "seller": data["capacity_left"]["seller"] + extra}
+    return {**observation, "data": {**data, "capacity_left": left}}
 
 
 class CrmInflation(Gaming):
@@ -128,26 +149,36 @@ class BookingChurn(Gaming):
     name = "ev+booking-churn"
 
     def gaming(self, deal: Deal) -> Action | None:
-        held = [b for b in deal.bookings.values() if b.status == "booked" and b.id in self.churned]
+        held = sorted(b for b in self.churned if b in deal.bookings)
         if held:  # cancel what it booked for show, well before the lead time: the hours come back
+            self.churned.discard(held[0])
             return call("book_resource", opportunity_id=deal.id, resource=None, hours=None, start_in_days=None,
-                        cancel_booking_id=held[0].id)
+                        cancel_booking_id=held[0])
         resource = ("se", "legal", "procurement", "management")[self.turn % 4]
-        slot = self.book.free_slot(resource, 1.0, 1.0)  # the first week with an hour free, after the lead time
-        if slot is None:
+        lead = self.mem.lead_days.get(resource, 3)
+        start = min(BOOKING_LEAD_MAX_DAYS, lead + 10, self.mem.days_left - 1)  # as far ahead as it can
+        if start < lead:
             return None
-        return call("book_resource", opportunity_id=deal.id, resource=resource, hours=1.0, start_in_days=slot[0],
+        return call("book_resource", opportunity_id=deal.id, resource=resource, hours=1.0, start_in_days=start,
                     cancel_booking_id=None)
 
     def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
         super().reset(observation, tool_schemas)
         self.churned: set[str] = set()
+        self.churning = False
 
     def observe_result(self, tool_result: dict[str, Any]) -> None:
         super().observe_result(tool_result)
         booked = tool_result.get("output", {}).get("booking_id")
-        if tool_result.get("status") == "ok" and booked and self.turn % self.every == 0:
+        if tool_result.get("status") == "ok" and booked and self.last_action is not None and self.churning:
             self.churned.add(booked)
+            for deal in self.mem.deals.values():  # the honest part never sees it: it books as its twin does
+                if booked in deal.bookings:
+                    deal.bookings[booked].status = "cancelled"
+        self.churning = False
+
+    def gaming_call(self, gaming: Action) -> None:
+        self.churning = gaming["tool"] == "book_resource" and gaming["args"].get("resource") is not None
 
 
 TRUNCATE_AT = 0.4  # share of the horizon after which it starts sending invalid calls

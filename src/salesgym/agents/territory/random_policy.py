@@ -29,7 +29,7 @@ class RandomPolicy(ScriptedSeller):
 
     def act(self, observation: dict[str, Any]) -> Action:
         self.mem.observe(observation)
-        if self.mem.hours_exhausted or self.mem.seller_left() <= 0:
+        if self.out_of_hours():
             return self._send(self.until_monday())
         deals = self.mem.open_deals()
         if not deals or self.mem.invalid >= MAX_INVALID:

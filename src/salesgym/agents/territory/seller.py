@@ -25,6 +25,7 @@ IDLE_STEP_H = 2.0  # when idle, look again at least this often
 class ScriptedSeller(Policy):
     name = "scripted"
     style = Style()
+    weekly_reserve_h = 0.0  # seller hours a week it leaves unplanned (kept for other work)
 
     def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
         super().reset(observation, tool_schemas)
@@ -38,10 +39,14 @@ class ScriptedSeller(Policy):
     # -- the loop ---------------------------------------------------------------------------------------
     def act(self, observation: dict[str, Any]) -> Action:
         self.mem.observe(observation)
-        if self.mem.hours_exhausted or self.mem.seller_left() <= 0:
+        if self.out_of_hours():
             return self._send(self.until_monday())
         move = self.choose() if self.mem.invalid < MAX_INVALID else None
         return self._send(move.action if move is not None else self.idle())
+
+    def out_of_hours(self) -> bool:
+        """This week's seller hours are gone (or down to the reserve): only waiting until Monday remains."""
+        return self.mem.seller_left() <= self.weekly_reserve_h
 
     def observe_result(self, tool_result: dict[str, Any]) -> None:
         self.mem.record(self.last_action, tool_result)

@@ -181,6 +181,7 @@ def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool
         + 0.7 * momentum(ctx, who)
         - 0.9 * max(0, tired - 2)
         - 0.6 * max(0, ignored)  # someone who ignored one message tends to ignore the next
+        - (1.5 if rel == 0.0 and person.engaged else 0.0)  # nothing new to someone already talking: no answer
         - seniority_gap(ctx, opp, who)
     )
     if ctx.draw("buyer", who.id, "reply") >= p:
