@@ -19,6 +19,7 @@ from salesgym.agents import suite
 from salesgym.bench import analysis as an
 from salesgym.bench.runner import LocalBackend, run_benchmark
 from salesgym.bench.splits import load
+from salesgym.bench.stats import paired_difference
 from salesgym.bench.store import EpisodeRecord, Store
 
 SUITE = suite("territory")
@@ -41,8 +42,8 @@ def test_oracle_above_the_best_heuristic_above_the_floor(runs: dict[str, list[Ep
     a = an.analyse(runs[split], list(SUITE.all), SUITE)
     rows = {r.policy: r for r in a.rows}
     ranked = [r for r in a.rows if not (r.reference or r.probe)]
-    best = ranked[0]
-    assert best.policy == "expected-value", [r.policy for r in ranked]
+    best = ranked[0]  # the best heuristic on this split
+    assert best.policy not in ("idle", "random"), [r.policy for r in ranked]
     norm = {p: r.normalised.mean for p, r in rows.items() if r.normalised}
     assert norm["oracle"] == pytest.approx(1.0)
     assert norm["oracle"] > norm[best.policy] + 0.1 > max(norm["idle"], norm["random"]) + 0.1
@@ -64,14 +65,23 @@ def test_every_exploit_probe_passes(runs: dict[str, list[EpisodeRecord]], split:
 
 
 def test_the_return_ranks_policies_as_the_score_does(runs: dict[str, list[EpisodeRecord]]) -> None:
+    """Every pair of baselines and probes that the score tells apart (their paired difference's 95% CI excludes
+    zero) is ordered the same way by the mean return; and the two orders agree almost everywhere."""
     eps = runs["eval"]
-    names = [p for p in (*SUITE.baselines, *SUITE.exploits)]
-    score = {p: mean(an.metric_by_territory(eps, p, "primary").values()) for p in names}
-    ret = {p: mean(an.metric_by_territory(eps, p, "return").values()) for p in names}
-    for a_ in names:
-        for b in names:
-            if score[a_] > score[b] + 1e-6:
-                assert ret[a_] > ret[b], (a_, b, score[a_], score[b], ret[a_], ret[b])
+    names = [*SUITE.baselines, *SUITE.exploits]
+    score = {p: an.metric_by_territory(eps, p, "primary") for p in names}
+    ret = {p: an.metric_by_territory(eps, p, "return") for p in names}
+    concordant = discordant = 0
+    for i, a_ in enumerate(names):
+        for b in names[i + 1:]:
+            by_score = paired_difference(score[a_], score[b])
+            by_return = mean(ret[a_].values()) - mean(ret[b].values())
+            if by_score.significant:
+                assert (by_score.mean > 0) == (by_return > 0), (a_, b, by_score, by_return)
+            if abs(by_score.mean) > 1e-9:
+                concordant += (by_score.mean > 0) == (by_return > 0)
+                discordant += (by_score.mean > 0) != (by_return > 0)
+    assert concordant >= 0.95 * (concordant + discordant), (concordant, discordant)
 
 
 def test_removing_the_hour_limits_raises_the_good_policies_by_a_quarter(tmp_path: Path) -> None:
