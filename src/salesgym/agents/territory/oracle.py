@@ -1,25 +1,47 @@
-"""`oracle`: the expected-value seller with perfect information (operator side; headroom, never ranked).
+"""`oracle`: a seller with perfect information (operator side; headroom, never ranked).
 
-It receives ``hidden_truth`` (``env.hidden_truth()``) and reads from it what a seller could only guess:
-which deals are viable (the rest are dropped at once, which earns the disqualification credit), the real
-economic buyer and champion, who holds real authority, each person's pains (so every message is fully
-relevant and never cites the distractor headline), which approvals the account requires (booked from the
-start), when the budget opens (discovery with the economic buyer is timed for it), the real deadline, the
-discount the buyer needs, how many SE hours the evaluation needs, and who has the authority and warmth to
-own the mutual action plan (that person is warmed first, never offered a plan they would refuse). It still
-acts only through tools and still learns keywords by research: hidden truth chooses, it never substitutes
-for the buyer's evidence.
+It receives ``hidden_truth`` (``env.hidden_truth()``) and knows the buyers' decision rules
+(``salesgym.envs.territory.buyers``). It uses them to *choose*, never to substitute for buyer evidence: it acts
+only through the tools, and every milestone still comes from a buyer answering one of its calls.
+
+What it knows, and how it uses it:
+
+- **Viability and value.** Dead deals are only written to for a reply (Engaged is all they can ever earn);
+  viable ones are ranked by their true value at the price they will close at, times the odds that their
+  technical evaluation passes within a week's SE hours, per scarce hour they still need.
+- **The committee.** Each person's true role, authority, pains, reply latency and starting disposition. It
+  messages and invites only the people a decision depends on (the champion before the senior people, who
+  ignore cold outreach), references exactly their pains (full relevance, never the distractor headline), and
+  keeps a ledger of everyone's disposition from what its own calls and the inbox did to them (replies,
+  discovery conversations, the business case, the executive call, setbacks, competitor moves). So it knows who
+  can confirm the budget, who is warm enough to sponsor, own the plan or sign.
+- **How buyers decide.** Evaluations and reviews read the evaluator's or approver's disposition when they
+  finish: deals to close get discovery meetings with everyone whose decision is still ahead (each one warms
+  every attendee) until they are warm, and internal hours are booked for the odds wanted (85% for an
+  evaluation, 90% for a review, capped by a week's capacity), not a fixed amount.
+- **The timeline.** The budget day and the freezes on the tape (the budget is confirmed in a meeting held when
+  money is open; everything else is done before), the real deadline (the plan is dated inside it, the contract
+  is sent so that its answer lands just as the deal reaches Commit, inside the deadline), competitor price
+  cuts (the offer is exactly the discount the buyer will need when it answers, after a business case and a
+  warm economic buyer lowered it; management's approval is asked first when that is above our authority).
+- **Scarce hours.** Every day it picks the deals to *close*: those already chosen, then by value per scarce
+  hour, as long as their remaining SE, legal, procurement and management bookings fit the weeks to come early
+  enough for the buyer's answer to land inside the episode, and the seller's hours cover them. Spare SE hours
+  validate deals whose evaluation is cheap; every other viable deal is only qualified, with seller hours the
+  deals to close leave. A deal to close may take a week's booking from a lower-ranked one while that booking
+  can still be cancelled for a refund.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from salesgym.agents.base import call
-from salesgym.agents.territory.expected_value import HOURS_TO_GO, ExpectedValue
-from salesgym.agents.territory.memory import Deal, SellerMemory
+from salesgym.agents.base import Action, call
+from salesgym.agents.territory.memory import Booking, Deal, SellerMemory
 from salesgym.agents.territory.playbook import Move, Playbook, Style
+from salesgym.agents.territory.seller import ScriptedSeller
 from salesgym.envs.territory.buyers import (  # operator side: the oracle knows how buyers decide
     APPROVER_ROLES,
     PLAN_MIN_AUTHORITY,
@@ -33,152 +55,924 @@ from salesgym.envs.territory.buyers import (  # operator side: the oracle knows 
     TECH_RIVAL,
     TECH_SE_HOUR,
 )
-from salesgym.envs.territory.contract import APPROVAL_RESOURCE, HOURS_PER_DAY, MIN_BOOKING_HOURS
+from salesgym.envs.territory.contract import (
+    APPROVAL_DAYS,
+    APPROVAL_RESOURCE,
+    BOOKING_USABLE_DAYS,
+    HOURS_PER_DAY,
+    HOURS_PER_WEEK,
+    MEETING_LEAD_MAX_DAYS,
+    MIN_BOOKING_HOURS,
+    hours_of,
+)
 from salesgym.envs.territory.milestones import AUTHORITY_MIN
+from salesgym.envs.territory.verifier import MILESTONE_WEIGHTS
+
+# How buyers react (mirrors the literals in salesgym.envs.territory.buyers).
+DISCOVERY_WARMTH = (0.05, 0.15)  # every attendee: + a + b x the agenda's relevance
+REPLY_WARMTH = 0.1  # x the message's relevance
+CASE_WARMTH = 0.3  # economic buyer and champion, x the case's relevance to them
+EXEC_WARMTH = 0.25  # the economic buyer, after the executive-sponsor call
+SETBACK = -0.1  # the evaluator, after a failed technical evaluation
+RIVAL_COOLING = -0.12  # evaluator and champion, x the competitor's aggression (halved when we were in touch)
+CONTACT_WINDOW_H = 5 * HOURS_PER_DAY  # "in touch": a message or an invitation this recently
+PRICE_CUT = 0.03  # competitor pressure on the price (halved when we were in touch)
+SPONSOR_WARMTH = 0.3  # to sponsor at a discovery
+SIGNER_WARMTH = 0.2  # to sign the contract
+WARM_EB_DISCOUNT, WARM_EB = 0.04, 0.5  # a warm economic buyer needs less discount
+CASE_DISCOUNT = 0.05  # x the business case's relevance
+LATENCY = (0.4, 1.6)  # a buyer answers within these multiples of their responsiveness
+CONTRACT_DELAY_H = 2 * HOURS_PER_DAY  # on top of the signer's latency
+SENIOR = 0.6  # above this authority, cold outreach is ignored unless a champion brought us in
+TECH_DAYS = 3
+
+# The oracle's own choices.
+TECH_TARGET, REVIEW_TARGET = 0.85, 0.9  # odds to buy for an evaluation and for a review
+WARM_ENOUGH = 0.95  # evaluators and approvers are invited to discoveries until this warm
+WARM_MARGIN = 0.1  # above a buyer's threshold, so a setback does not drop them under it
+EXPECTED_MEETINGS = 1.0  # discoveries a person to be warmed will attend before a process finishes
+USABLE_H = BOOKING_USABLE_DAYS * HOURS_PER_DAY
+SELLER_TO_CLOSE = 22.0  # seller hours a deal takes from nothing to signature
+DISCOVERY_HOURS = 1.5
+VALIDATE_MAX_SE = 8.0  # spare SE hours validate a deal only if its evaluation takes at most this many
+ENGAGE_SURE = 0.9  # on a dead deal, write to people until a reply is this likely
+QUALIFY_GAP_DAYS = 1  # between discovery meetings on a deal only to qualify
+URGENT = frozenset(("send_contract", "run_technical_evaluation", "request_approval"))  # taken before other moves
+TEAMS = ("se", "legal", "procurement", "management")
+
+
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def logit(p: float) -> float:
+    return math.log(p / (1.0 - p))
+
+
+def hours_for(target: float, base: float, per_hour: float, least: float, most: float) -> float:
+    """The fewest half hours in [least, most] that lift ``sigmoid(base + per_hour x h)`` to ``target``."""
+    need = (logit(target) - base) / per_hour
+    return float(min(most, max(least, math.ceil(2 * need - 1e-9) / 2)))
 
 
 class OraclePlaybook(Playbook):
+    """The sales motion for one deal, with every belief read from the hidden truth. The seller sets each deal's
+    mode (``close``, ``validate``, ``qualify``, ``engage`` or ``skip``), which decides the steps it takes."""
+
     def __init__(self, memory: SellerMemory, style: Style, truth: dict[str, Any]) -> None:
         super().__init__(memory, style)
         self.opps: dict[str, Any] = truth["opportunities"]
         self.people: dict[str, Any] = truth["stakeholders"]
         self.accounts: dict[str, Any] = truth["accounts"]
-        self.price_cuts = [(t["due"], t["data"]["opportunity_id"]) for t in truth["tape"]
-                           if t["kind"] == "competitor_price_cut"]
+        self.tape: list[dict[str, Any]] = truth["tape"]
+        self.slow_reviews = 1.5 if "procurement_heavy" in truth.get("mechanisms", []) else 1.0
+        self.pain_of = {n["keyword"]: n["pain_id"] for a in self.accounts.values() for n in a["news"]}
+        self.warmth = {sid: float(p["disposition"]) for sid, p in self.people.items()}  # the ledger
+        self.case_relevance: dict[str, float] = {}  # deal -> the business case's relevance
+        self.pressure: dict[str, float] = {}  # deal -> competitor pressure on the price so far
+        self.last_contact: dict[str, float] = {}  # deal -> our last message or invitation
+        self.message_rel: dict[str, float] = {}  # person -> relevance of our last message
+        self.meeting_rel: dict[str, float] = {}  # meeting -> relevance of its agenda
+        self.purpose: dict[str, str] = {}  # booking -> what it is for (tech_eval, a review, discount, sponsor)
+        self.intent: dict[tuple[str, str, float, int], str] = {}  # a booking call sent -> its purpose
+        self.finish: dict[tuple[str, str], float] = {}  # (deal, buyer process) -> when its answer is due at latest
+        self.modes: dict[str, str] = {}
+        self.rank: dict[str, int] = {}  # deal -> its place in the seller's order
+        self._seen = 0
 
-    def _role(self, deal: Deal, role: str) -> str | None:
-        return next((sid for sid in self.opps[deal.id]["stakeholder_ids"] if self.people[sid]["role"] == role
-                     and not (sid in deal.people and deal.people[sid].left)), None)
+    # -- hidden truth ---------------------------------------------------------------------------------------
+    def present(self, deal: Deal, sid: str) -> bool:
+        return not (sid in deal.people and deal.people[sid].left)
+
+    def first_of(self, deal: Deal, *roles: str) -> str | None:
+        """The person a buyer rule picks: the first present committee member with the first role that exists."""
+        ids: list[str] = self.opps[deal.id]["stakeholder_ids"]
+        for role in roles:
+            for sid in ids:
+                if self.people[sid]["role"] == role and self.present(deal, sid):
+                    return sid
+        return None
+
+    def authority(self, sid: str) -> float:
+        return float(self.people[sid]["authority"])
+
+    def responsiveness(self, sid: str) -> float:
+        return float(self.people[sid]["responsiveness_h"])
 
     def is_viable(self, deal: Deal) -> bool | None:
         return bool(self.opps[deal.id]["viable"])
 
     def economic_buyer(self, deal: Deal) -> str | None:
-        return self._role(deal, "economic_buyer")
+        return self.first_of(deal, "economic_buyer")
 
     def champion(self, deal: Deal) -> str | None:
-        return self._role(deal, "champion")
+        return self.first_of(deal, "champion")
+
+    def evaluator(self, deal: Deal) -> str | None:
+        return self.first_of(deal, "technical_evaluator", "champion", "economic_buyer")
+
+    def approver(self, deal: Deal, kind: str) -> str | None:
+        return self.first_of(deal, *APPROVER_ROLES[kind])
 
     def required_approvals(self, deal: Deal) -> list[str] | None:
         return list(self.opps[deal.id]["required_approvals"])
 
+    def deadline_day(self, deal: Deal) -> int:
+        return int(self.opps[deal.id]["deadline_day"])
+
+    def budget_day(self, deal: Deal) -> int:
+        return int(self.opps[deal.id]["budget_day"])
+
+    def frozen_at(self, deal: Deal, t: float) -> bool:
+        return any(x["kind"] == "budget_freeze" and x["data"]["opportunity_id"] == deal.id
+                   and x["due"] <= t < x["data"]["until"] for x in self.tape)
+
+    def money_on(self, deal: Deal, day: int) -> bool:
+        """Whether a discovery held on ``day`` can confirm the budget: it has opened and no freeze holds it."""
+        start = day * HOURS_PER_DAY + 2
+        return day >= self.budget_day(deal) and not (self.frozen_at(deal, start) or self.frozen_at(deal, start + 5))
+
+    def money_day(self, deal: Deal, soonest: int) -> int | None:
+        """The first day from ``soonest`` on when a discovery can confirm the budget (None: not in this episode)."""
+        last = int(self.mem.horizon // HOURS_PER_DAY)
+        return next((d for d in range(soonest, last) if self.money_on(deal, d)), None)
+
+    def budget_open(self, deal: Deal) -> bool:
+        return self.money_on(deal, self.mem.day + self.meeting_day_offset(deal))
+
     def keywords_for(self, deal: Deal, sid: str | None) -> list[str]:
+        """Researched keywords of exactly the pains ``sid`` has (the account's, for the whole committee)."""
         known = set(self.mem.known_keywords(deal))
         account = self.accounts[self.opps[deal.id]["account_id"]]
         pains = set(self.people[sid]["pains"]) if sid in self.people else set(account["pains"])
         return sorted({n["keyword"] for n in account["news"] if n["pain_id"] in pains and n["keyword"] in known})
 
-    def budget_open(self, deal: Deal) -> bool:
-        return self.mem.day + self.meeting_day_offset(deal) >= int(self.opps[deal.id]["budget_day"])
+    def keywords_in(self, deal: Deal, text: str) -> list[str]:
+        low = text.lower()
+        return [k for k in self.mem.known_keywords(deal) if k in low]
 
-    def meeting_day_offset(self, deal: Deal) -> int:
-        soonest = super().meeting_day_offset(deal)
-        if not deal.meetings:  # the first meeting as soon as possible: it warms the committee
-            return soonest
-        return min(15, max(soonest, int(self.opps[deal.id]["budget_day"]) - self.mem.day))
-
-    def deadline_day(self, deal: Deal) -> int:
-        return int(self.opps[deal.id]["deadline_day"])
-
-    def discount_to_offer(self, deal: Deal) -> float:
-        opp = self.opps[deal.id]
-        cuts = sum(1 for due, oid in self.price_cuts if oid == deal.id and due <= self.mem.now + 24)
-        return float(opp["required_discount"]) + 0.03 * cuts + 0.005
-
-    def se_hours(self, deal: Deal) -> float:
-        """Enough SE hours for the evaluation to pass nine times in ten (the oracle knows the odds)."""
-        opp = self.opps[deal.id]
-        rival = opp["competitor_aggression"] if opp["competitor"] else 0.0
-        evaluator = self._role(deal, "technical_evaluator") or self.champion(deal) or self.economic_buyer(deal)
-        d = self.disposition(deal, evaluator) if evaluator else 0.0
-        logit = math.log(0.9 / (1 - 0.9)) - TECH_BASE - TECH_FIT * opp["fit"] + TECH_RIVAL * rival - TECH_GOODWILL * d
-        most = min(16.0, self.mem.full_capacity.get("se", 16.0))  # a booking fits in one week
-        return float(min(most, max(MIN_BOOKING_HOURS["tech_eval"], math.ceil(logit / TECH_SE_HOUR))))
-
-    def review_hours(self, deal: Deal, kind: str) -> float:
-        """Enough hours for the buyer's review to pass nine times in ten."""
-        approver = next((sid for role in APPROVER_ROLES[kind] if (sid := self._role(deal, role))), None)
-        d = self.disposition(deal, approver) if approver else 0.0
-        logit = math.log(0.9 / 0.1) - REVIEW_BASE - REVIEW_GOODWILL * d
-        most = min(8.0, self.mem.full_capacity.get(APPROVAL_RESOURCE[kind], 8.0))
-        return float(min(most, max(MIN_BOOKING_HOURS["review"], math.ceil(logit / REVIEW_HOUR))))
-
-    def ready_to_price(self, deal: Deal) -> bool:
-        return deal.found
-
-    def ready_to_evaluate(self, deal: Deal) -> bool:
-        return any(p.engaged for p in deal.people.values())
-
-    def disposition(self, deal: Deal, sid: str) -> float:
-        """An estimate of how warm ``sid`` is now: the hidden start, plus a cautious share of what the seller
-        saw warm them (replies, discovery meetings they attended, the executive call), less competitor moves."""
-        person, role = deal.people.get(sid), self.people[sid]["role"]
-        d = float(self.people[sid]["disposition"])
-        d += 0.05 * (person.replied if person else 0)
-        d += 0.08 * sum(1 for m in deal.meetings.values() if m.discovery_done and sid in m.accepted)
-        if deal.exec_sponsor and role == "economic_buyer":
-            d += 0.25
-        if role in ("technical_evaluator", "champion"):
-            d -= 0.12 * self.opps[deal.id]["competitor_aggression"] * deal.competitor_moves
-        return d
-
-    def plan_candidates(self, deal: Deal) -> list[str]:
-        """Known, present committee members with the authority to own a plan, the economic buyer first."""
-        ids = [sid for sid, p in deal.people.items() if not p.left
-               and self.people[sid]["authority"] >= PLAN_MIN_AUTHORITY]
-        return sorted(ids, key=lambda sid: (self.people[sid]["role"] != "economic_buyer", sid))
-
-    def plan_sponsor(self, deal: Deal) -> str | None:
-        """Whoever can own the plan and is warm enough to accept it (the oracle knows authority and warmth,
-        so it never spends one of its three proposals on someone who would decline)."""
-        if not (deal.discoveries or deal.exec_sponsor):
-            return None
-        return next((sid for sid in self.plan_candidates(deal)
-                     if self.disposition(deal, sid) >= PLAN_MIN_DISPOSITION), None)
-
-    def _plan(self, deal: Deal) -> Move | None:
-        move = super()._plan(deal)
-        if move is not None or deal.plan_agreed or "action_plan" in deal.pending or self.capped(deal):
-            return move
-        if not deal.tech_success or self._live_meeting(deal):
-            return None
-        # nobody warm enough owns the plan yet: meet the warmest candidate (discovery warms attendees)
-        candidates = self.plan_candidates(deal)
-        last = max((m.start for m in deal.meetings.values()), default=-1e9)
-        if not candidates or self.mem.now - last < 2 * HOURS_PER_DAY:
-            return None
-        sid = max(candidates, key=lambda s: self.disposition(deal, s))
-        return Move(deal.id, call("schedule_meeting", opportunity_id=deal.id, stakeholder_ids=[sid],
-                                  agenda=self.text(deal, sid, "Plan review: the path to go-live around"),
-                                  in_days=super().meeting_day_offset(deal)), "warm the plan's sponsor")
+    def relevance(self, deal: Deal, sid: str, keywords: list[str]) -> float:
+        """``buyers.relevance`` of a text that references ``keywords``, as ``sid`` reads it."""
+        account = self.accounts[self.opps[deal.id]["account_id"]]
+        refs = {self.pain_of[k] for k in keywords if k in self.pain_of}
+        if not refs:
+            return 0.0
+        severity = dict(zip(account["pains"], account["severity"], strict=True))
+        pains = set(self.people[sid]["pains"])
+        cares = sum(severity.get(p, 0.3) for p in pains)
+        hit = sum(severity.get(p, 0.3) for p in refs & pains) / cares if cares else 0.0
+        return float(hit * (len(refs & set(account["pains"])) / len(refs)) ** 0.5)
 
     def qualified_sources(self, deal: Deal) -> tuple[bool, bool]:
-        def real(sid: str) -> bool:
-            return float(self.people.get(sid, {}).get("authority", 0.0)) >= AUTHORITY_MIN
+        """Whether budget and sponsorship evidence came from someone with real authority."""
         if deal.stage >= 2:
             return True, True
-        return (any(real(s) for s in deal.sources("budget_confirmation")),
-                any(real(s) for s in deal.sources("authorised_sponsor")))
+        return (any(self.authority(s) >= AUTHORITY_MIN for s in deal.sources("budget_confirmation")),
+                any(self.authority(s) >= AUTHORITY_MIN for s in deal.sources("authorised_sponsor")))
+
+    def qualifiers(self, deal: Deal) -> list[str]:
+        """Present people whose word counts for Qualified: real authority, and not against us."""
+        return [s for s in self.opps[deal.id]["stakeholder_ids"] if s in deal.people and self.present(deal, s)
+                and self.authority(s) >= AUTHORITY_MIN and self.people[s]["role"] != "blocker"]
+
+    def approved(self, deal: Deal, kind: str) -> bool:
+        if kind == "procurement":
+            return deal.final_terms_approved
+        return deal.approvals.get(kind) == "approved"
+
+    # -- the warmth ledger: what our calls and the inbox did to each person ------------------------------------
+    def nudge(self, sid: str, delta: float) -> None:
+        self.warmth[sid] = max(-1.0, min(1.0, self.warmth[sid] + delta))
+
+    def note(self, action: Action | None, result: dict[str, Any]) -> None:
+        """Fold one of our own calls into the ledger and the process clock (after the memory folded it)."""
+        if not action or result.get("status") != "ok":
+            return
+        tool, args, out = action["tool"], action.get("args", {}), result.get("output", {}) or {}
+        now = self.mem.now
+        if tool == "send_message":
+            sid = args["stakeholder_id"]
+            deal = self.mem.deals[self.people[sid]["opportunity_id"]]
+            text = f"{args['subject']} {args['body']}"
+            self.message_rel[sid] = self.relevance(deal, sid, self.keywords_in(deal, text))
+            self.last_contact[deal.id] = now
+        elif tool == "schedule_meeting":
+            deal = self.mem.deals[args["opportunity_id"]]
+            kws = self.keywords_in(deal, args["agenda"])
+            self.meeting_rel[out["meeting_id"]] = max(self.relevance(deal, s, kws) for s in args["stakeholder_ids"])
+            self.last_contact[deal.id] = now
+        elif tool == "run_discovery":
+            rel = self.meeting_rel.get(args["meeting_id"], 0.0)
+            for sid in out.get("attendees", []):
+                self.nudge(sid, DISCOVERY_WARMTH[0] + DISCOVERY_WARMTH[1] * rel)
+        elif tool == "build_business_case":
+            deal = self.mem.deals[args["opportunity_id"]]
+            kws = self.keywords_in(deal, args["summary"])
+            audience = [s for s in self.opps[deal.id]["stakeholder_ids"] if self.present(deal, s)
+                        and self.people[s]["role"] in ("economic_buyer", "champion")]
+            rels = {s: self.relevance(deal, s, kws) for s in audience}
+            self.case_relevance[deal.id] = max(rels.values(), default=0.0)
+            for sid, rel in rels.items():
+                self.nudge(sid, CASE_WARMTH * rel)
+        elif tool == "run_technical_evaluation":
+            self.finish[(args["opportunity_id"], "tech_eval")] = now + TECH_DAYS * HOURS_PER_DAY
+        elif tool == "request_approval":
+            days = APPROVAL_DAYS[args["kind"]] * self.slow_reviews
+            self.finish[(args["opportunity_id"], f"approval:{args['kind']}")] = now + days * HOURS_PER_DAY
+        elif tool == "propose_action_plan":
+            self.finish[(args["opportunity_id"], "action_plan")] = now + LATENCY[1] * self.responsiveness(
+                args["sponsor_id"])
+        elif tool in ("send_proposal", "negotiate"):
+            deal = self.mem.deals[args["opportunity_id"]]
+            self.finish[(deal.id, "terms")] = now + self.answer_latency(deal)
+        elif tool == "book_resource" and out.get("booking_id"):
+            key = (args["opportunity_id"], args["resource"], float(args["hours"]), int(args["start_in_days"]))
+            self.purpose[out["booking_id"]] = self.intent.pop(key, args["resource"])
+
+    def catch_up(self) -> None:
+        """Fold the inbox items that arrived since the last look into the ledger."""
+        log = self.mem.inbox_log
+        for item in log[self._seen:]:
+            oid, kind, sender = item.get("opportunity_id", ""), item.get("kind"), item.get("from", "")
+            deal = self.mem.deals.get(oid)
+            if deal is None:
+                continue
+            if kind == "reply" and sender in self.warmth:
+                self.nudge(sender, REPLY_WARMTH * self.message_rel.get(sender, 1.0))
+            elif kind == "escalation" and item.get("decision") == "met":
+                eb = self.economic_buyer(deal)
+                if eb:
+                    self.nudge(eb, EXEC_WARMTH)
+            elif kind == "tech_eval" and item.get("decision") == "failed" and sender in self.warmth:
+                self.nudge(sender, SETBACK)
+            elif kind == "competitor":
+                when = hours_of(item["time"]) if item.get("time") else self.mem.now
+                damp = 0.5 if when - self.last_contact.get(oid, -1e9) < CONTACT_WINDOW_H else 1.0
+                if item.get("decision") == "price_cut":
+                    self.pressure[oid] = self.pressure.get(oid, 0.0) + PRICE_CUT * damp
+                aggression = float(self.opps[oid]["competitor_aggression"])
+                for sid in self.opps[oid]["stakeholder_ids"]:
+                    if self.people[sid]["role"] in ("technical_evaluator", "champion") and self.present(deal, sid):
+                        self.nudge(sid, RIVAL_COOLING * aggression * damp)
+        self._seen = len(log)
+
+    # -- odds and needs -------------------------------------------------------------------------------------
+    def expected_warmth(self, deal: Deal, sid: str | None) -> float:
+        """How warm ``sid`` will be when a process finishes: now, plus the discoveries still to come on a deal to
+        close (they go on while someone who decides is not warm)."""
+        if sid is None:
+            return 0.0
+        bonus = EXPECTED_MEETINGS * sum(DISCOVERY_WARMTH) if self.modes.get(deal.id) == "close" else 0.0
+        return min(1.0, self.warmth[sid] + bonus)
+
+    def tech_base(self, deal: Deal) -> float:
+        """The evaluation's logit before SE hours, with the evaluator as warm as expected."""
+        opp = self.opps[deal.id]
+        rival = float(opp["competitor_aggression"]) if opp["competitor"] else 0.0
+        d = self.expected_warmth(deal, self.evaluator(deal))
+        return TECH_BASE + TECH_FIT * float(opp["fit"]) - TECH_RIVAL * rival + TECH_GOODWILL * d
+
+    def tech_odds(self, deal: Deal, hours: float) -> float:
+        return sigmoid(self.tech_base(deal) + TECH_SE_HOUR * hours)
+
+    def se_hours(self, deal: Deal) -> float:
+        """SE hours for the evaluation to pass at ``TECH_TARGET`` (a booking fits in one week)."""
+        most = min(16.0, self.mem.full_capacity.get("se", 16.0))
+        return hours_for(TECH_TARGET, self.tech_base(deal), TECH_SE_HOUR, MIN_BOOKING_HOURS["tech_eval"], most)
+
+    def review_hours(self, deal: Deal, kind: str) -> float:
+        """Hours for the buyer's review to pass at ``REVIEW_TARGET`` with the approver as warm as expected."""
+        d = self.expected_warmth(deal, self.approver(deal, kind))
+        most = min(8.0, self.mem.full_capacity.get(APPROVAL_RESOURCE[kind], 8.0))
+        return hours_for(REVIEW_TARGET, REVIEW_BASE + REVIEW_GOODWILL * d, REVIEW_HOUR, MIN_BOOKING_HOURS["review"],
+                         most)
+
+    def to_book(self, deal: Deal) -> list[tuple[str, str, float]]:
+        """(purpose, resource, hours) the deal still has to book to close, in the order it wants them."""
+        out: list[tuple[str, str, float]] = []
+        if not deal.tech_success and self.booking(deal, "tech_eval") is None and "tech_eval" not in deal.pending:
+            out.append(("tech_eval", "se", self.se_hours(deal)))
+        for kind in self.required_approvals(deal) or []:
+            if self.approved(deal, kind) or self.booking(deal, kind) is not None or f"approval:{kind}" in deal.pending:
+                continue
+            out.append((kind, APPROVAL_RESOURCE[kind], self.review_hours(deal, kind)))
+        want = self.need_discount(deal)
+        if deal.agreed is None and want > self.mem.authority + 1e-9 and deal.mgmt_approved < want - 1e-9 and \
+                self.booking(deal, "discount") is None:
+            out.append(("discount", "management", MIN_BOOKING_HOURS["discount_approval"]))
+        return out
+
+    def still_needs(self, deal: Deal) -> dict[str, float]:
+        """Internal hours the deal still needs to close, per team (what is booked already is not counted)."""
+        need = dict.fromkeys(TEAMS, 0.0)
+        for _, resource, hours in self.to_book(deal):
+            need[resource] += hours
+        return need
+
+    def need_discount(self, deal: Deal, horizon_h: float = 0.0) -> float:
+        """The discount the buyer will need when it answers an offer made now (``buyers.price_need``): the
+        walk-away point, competitor pressure (including price cuts due before the answer), less a warm economic
+        buyer and a relevant business case."""
+        opp = self.opps[deal.id]
+        pressure = self.pressure.get(deal.id, 0.0)
+        answer_by = self.mem.now + (horizon_h or self.answer_latency(deal))
+        pressure += sum(PRICE_CUT for t in self.tape if t["kind"] == "competitor_price_cut"
+                        and t["data"]["opportunity_id"] == deal.id and self.mem.now <= t["due"] <= answer_by + 1)
+        eb = self.economic_buyer(deal)
+        warm = WARM_EB_DISCOUNT if eb is not None and self.warmth[eb] > WARM_EB + 0.01 else 0.0
+        case = CASE_DISCOUNT * self.case_relevance.get(deal.id, 0.0)
+        return max(0.0, float(opp["required_discount"]) + pressure - warm - case)
+
+    def answer_latency(self, deal: Deal) -> float:
+        """The longest the buyer takes to answer an offer (procurement answers, else the economic buyer)."""
+        who = self.first_of(deal, "procurement", "economic_buyer", "champion")
+        return LATENCY[1] * self.responsiveness(who) if who else HOURS_PER_DAY
+
+    def discount_to_offer(self, deal: Deal) -> float:
+        return math.ceil(self.need_discount(deal) * 1000 - 1e-6) / 1000
+
+    # -- the weeks of internal hours ------------------------------------------------------------------------
+    def process_days(self, purpose: str) -> float:
+        """Business days from using a booking for ``purpose`` to the buyer's answer."""
+        if purpose in APPROVAL_DAYS:
+            return APPROVAL_DAYS[purpose] * self.slow_reviews
+        return TECH_DAYS if purpose == "tech_eval" else 1.0
+
+    def free_weeks(self) -> dict[tuple[str, int], float]:
+        """Hours of each internal team not booked yet, per week of the episode."""
+        last = int(self.mem.horizon // HOURS_PER_WEEK)
+        return {(r, w): self.mem.full_capacity.get(r, 0.0) - self.mem.booked_hours(r, w)
+                for r in TEAMS for w in range(self.mem.week, last + 1)}
+
+    def place(self, deal: Deal, free: dict[tuple[str, int], float], only: tuple[str, ...] = ()) -> bool:
+        """Fit the deal's remaining bookings (or those for ``only``) into ``free`` (hours left per team and week),
+        each in the first week that has them and early enough for the buyer's answer to come before the episode
+        ends; ``free`` is charged only if everything fits."""
+        horizon_day = int(self.mem.horizon // HOURS_PER_DAY)
+        taken: list[tuple[str, int, float]] = []
+        for purpose, resource, hours in self.to_book(deal):
+            if only and purpose not in only:
+                continue
+            soonest = self.mem.day + self.mem.lead_days.get(resource, 3)
+            latest = horizon_day - 1 - math.ceil(self.process_days(purpose))
+            week = next((w for w in range(soonest // 5, latest // 5 + 1)
+                         if max(5 * w, soonest) <= latest and free.get((resource, w), 0.0) + 1e-9 >= hours), None)
+            if week is None:
+                for resource_, week_, hours_ in taken:
+                    free[(resource_, week_)] += hours_
+                return False
+            free[(resource, week)] -= hours
+            taken.append((resource, week, hours))
+        return True
+
+    def booking(self, deal: Deal, purpose: str) -> Booking | None:
+        """A live booking (future, or started and still usable) made for ``purpose``."""
+        for bid, b in deal.bookings.items():
+            if self.purpose.get(bid) == purpose and b.status == "booked" and self.mem.now <= b.start + USABLE_H - 0.25:
+                return b
+        return None
+
+    def slot(self, resource: str, hours: float) -> int | None:
+        """The first business-day offset (lead time respected) whose week still has ``hours`` free."""
+        lead = self.mem.lead_days.get(resource, 3)
+        weekly = self.mem.full_capacity.get(resource, 0.0)
+        if hours > weekly + 1e-9:
+            return None
+        for offset in range(lead, lead + 15):
+            day = self.mem.day + offset
+            if day * HOURS_PER_DAY >= self.mem.horizon:
+                return None
+            if weekly - self.mem.booked_hours(resource, day // 5) + 1e-9 >= hours:
+                return offset
+        return None
+
+    def book_or_use(self, deal: Deal, purpose: str, resource: str, hours: float,
+                    use: Callable[[Booking], Action]) -> Move | None:
+        """Use the started booking made for ``purpose``; else book ``hours`` of ``resource`` with the lead time
+        (first freeing an earlier week from a lower-ranked deal if one can be freed)."""
+        b = self.booking(deal, purpose)
+        if b is not None:
+            return Move(deal.id, use(b), f"use the {purpose} booking") if b.start + 0.01 <= self.mem.now else None
+        offset = self.slot(resource, hours)
+        bump = self.bump(deal, resource, hours, offset)
+        if bump is not None:
+            return bump
+        if offset is None:
+            return None
+        self.intent[(deal.id, resource, float(hours), offset)] = purpose
+        return Move(deal.id, call("book_resource", opportunity_id=deal.id, resource=resource, hours=float(hours),
+                                  start_in_days=offset, cancel_booking_id=None), f"book {resource} for {purpose}")
+
+    def bump(self, deal: Deal, resource: str, hours: float, offset: int | None) -> Move | None:
+        """Cancel a lower-ranked deal's booking of ``resource`` (while it is still refunded, outside the lead
+        time) when that lets this deal book a week earlier than it otherwise could."""
+        lead = self.mem.lead_days.get(resource, 3)
+        weekly = self.mem.full_capacity.get(resource, 0.0)
+        soonest = self.mem.day + lead
+        mine = self.rank.get(deal.id, 10**6)
+        until = (self.mem.day + offset) // 5 if offset is not None else int(self.mem.horizon // HOURS_PER_WEEK) + 1
+        for week in range(soonest // 5, until):
+            if max(5 * week, soonest) * HOURS_PER_DAY >= self.mem.horizon:
+                break
+            victims = sorted(((self.rank.get(o.id, 10**6), bid, o.id, b) for o in self.mem.open_deals()
+                              if o.id != deal.id and self.rank.get(o.id, 10**6) > mine
+                              for bid, b in o.bookings.items() if b.resource == resource and b.status == "booked"
+                              and int(b.start // HOURS_PER_WEEK) == week
+                              and b.start - lead * HOURS_PER_DAY > self.mem.now + 0.5), key=lambda v: (-v[0], v[1]))
+            free = weekly - self.mem.booked_hours(resource, week)
+            if victims and free + sum(v[3].hours for v in victims) + 1e-9 >= hours:
+                _, bid, oid, _ = victims[0]
+                return Move(oid, call("book_resource", opportunity_id=oid, resource=None, hours=None,
+                                      start_in_days=None, cancel_booking_id=bid), f"free {resource} for {deal.id}")
+        return None
+
+    # -- the motion -----------------------------------------------------------------------------------------
+    def moves(self, deal: Deal) -> Iterator[Move]:
+        """Every useful call on ``deal`` now, most urgent first (the seller takes the first it can afford)."""
+        if not deal.open:
+            return
+        mode = self.modes.get(deal.id, "skip")
+        if mode == "skip":
+            return
+        steps: tuple[Callable[[Deal], Move | None], ...] = (self._refresh, self._research, self._find,
+                                                            self._discover)
+        if mode == "engage":
+            steps += (self._engage,)
+        elif mode == "qualify":
+            steps += (self._outreach, self._meet)
+        elif mode == "validate":
+            steps += (self._outreach, self._meet, self._plan, self._evaluate)
+        else:
+            steps += (self._contract, self._outreach, self._case, self._discount_approval, self._price, self._plan,
+                      self._meet, self._sponsor_call, self._evaluate, self._approvals, self._final_terms)
+        for step in steps:
+            move = step(deal)
+            if move is not None:
+                yield move
+
+    def next_move(self, deal: Deal) -> Move | None:
+        return next(self.moves(deal), None)
+
+    def key_people(self, deal: Deal) -> list[str]:
+        """Who a decision on this deal depends on (present), most senior first: the qualifiers and the champion
+        (who brings us in), and on deals to close the evaluator, the approvers and the plan's owner."""
+        ids = [s for s in self.opps[deal.id]["stakeholder_ids"] if self.present(deal, s) and s in deal.people]
+        keep = set(self.qualifiers(deal)) | {s for s in ids if self.people[s]["role"] == "champion"}
+        if self.modes.get(deal.id) == "close":
+            keep |= {s for s in ids if self.people[s]["role"] == "technical_evaluator"}
+            keep |= {sid for kind in self.required_approvals(deal) or [] if (sid := self.approver(deal, kind))}
+            owner = self.plan_owner(deal, any_warmth=True)
+            if owner:
+                keep.add(owner)
+        return sorted((s for s in keep if s in deal.people), key=lambda s: (-self.authority(s), s))
+
+    def intro(self, deal: Deal) -> bool:
+        """A champion answered us: senior people no longer ignore our outreach."""
+        return any(q.engaged and not q.left for s, q in deal.people.items() if self.people[s]["role"] == "champion")
+
+    def reply_odds(self, deal: Deal, sid: str) -> float:
+        """``buyers.on_message``'s odds that ``sid`` answers a first relevant message sent now."""
+        rel = self.relevance(deal, sid, self.keywords_for(deal, sid))
+        gap = 0.0 if self.intro(deal) else max(0.0, self.authority(sid) - SENIOR) * 3.0
+        return sigmoid(-1.2 + 2.5 * rel + 1.5 * self.warmth[sid] - gap)
+
+    def accept_odds(self, deal: Deal, sid: str) -> float:
+        """``buyers.on_meeting_invite``'s odds that ``sid`` accepts an invitation sent now (full relevance)."""
+        p, intro = deal.people[sid], self.intro(deal)
+        tired = sum(1 for t in p.messages if self.mem.now - t < 40.0)
+        gap = 0.0 if p.engaged or intro else max(0.0, self.authority(sid) - SENIOR) * 3.0
+        return sigmoid(-0.8 + 1.8 * self.warmth[sid] + 1.2 * p.engaged + 1.0 + 0.8 * intro
+                       - 0.5 * max(0, tired - 2) - gap)
+
+    def _outreach(self, deal: Deal) -> Move | None:
+        """One relevant message to each key person; to senior people once the champion answered (or a day
+        after we wrote to the champion)."""
+        if not self.mem.known_keywords(deal):
+            return None
+        champion = self.champion(deal)
+        intro = champion is None or champion not in deal.people or deal.people[champion].engaged or \
+            any(self.mem.now - t > HOURS_PER_DAY for t in deal.people[champion].messages)
+        for sid in self.key_people(deal):
+            p = deal.people[sid]
+            if p.engaged or p.messages:
+                continue
+            if self.authority(sid) > SENIOR and sid != champion and not intro:
+                continue
+            return Move(deal.id, self._message(deal, p, "Ideas for"), "relevant outreach")
+        return None
+
+    def _engage(self, deal: Deal) -> Move | None:
+        """On a dead deal only a reply pays (Engaged): write to the likeliest responders, only as many as it takes
+        for a reply to be nearly sure."""
+        if not self.mem.known_keywords(deal) or any(p.engaged for p in deal.people.values()):
+            return None
+        present = [s for s in deal.people if self.present(deal, s) and self.people[s]["role"] != "blocker"]
+        silent = 1.0
+        for sid in present:
+            if deal.people[sid].messages and self.mem.now - deal.people[sid].messages[-1] < 2 * HOURS_PER_DAY:
+                silent *= 1.0 - self.reply_odds(deal, sid)
+        fresh = [s for s in present if not deal.people[s].messages]
+        if 1.0 - silent >= ENGAGE_SURE or not fresh:
+            return None
+        sid = max(fresh, key=lambda s: (self.reply_odds(deal, s), s))
+        return Move(deal.id, self._message(deal, deal.people[sid], "Ideas for"), "outreach for a reply")
+
+    def _case(self, deal: Deal) -> Move | None:
+        """A business case on the economic buyer's pains, early: it warms the buyer and lowers the price."""
+        if deal.business_case or not self.keywords_for(deal, None) or self.economic_buyer(deal) is None:
+            return None
+        return Move(deal.id, call("build_business_case", opportunity_id=deal.id,
+                                  summary=self.text(deal, None, "Business case: measurable gains on")),
+                    "business case for the economic buyer")
+
+    # -- discovery meetings -----------------------------------------------------------------------------------
+    def _upcoming(self, deal: Deal) -> bool:
+        """A meeting that is still ahead or whose discovery can still be run."""
+        return any(not m.discovery_done and len(m.declined) < len(m.invitees) and self.mem.now < m.start + 6.5
+                   for m in deal.meetings.values())
+
+    def wanted_warmth(self, deal: Deal, sid: str) -> float:
+        """How warm ``sid`` should be for the decisions still ahead of them on this deal: evaluators and approvers
+        as warm as can be (every bit raises the odds), the plan's owner, the qualifiers and the economic buyer
+        past the thresholds that matter to them (owning the plan, sponsoring, a warm buyer's price, signing)."""
+        want = -1.0
+        if sid == self.evaluator(deal) and not deal.tech_success:
+            want = WARM_ENOUGH
+        kinds = self.required_approvals(deal) or []
+        if any(sid == self.approver(deal, k) and not self.approved(deal, k) for k in kinds):
+            want = WARM_ENOUGH
+        if not deal.plan_agreed and sid == self.plan_owner(deal, any_warmth=True):
+            want = max(want, PLAN_MIN_DISPOSITION + WARM_MARGIN)
+        _, sponsor_ok = self.qualified_sources(deal)
+        if not sponsor_ok and sid in self.qualifiers(deal):
+            want = max(want, SPONSOR_WARMTH + WARM_MARGIN)
+        if sid == self.economic_buyer(deal):
+            want = max(want, SIGNER_WARMTH + WARM_MARGIN)
+            if deal.agreed is None:
+                want = max(want, WARM_EB + WARM_MARGIN)
+        return want
+
+    def meeting_wants(self, deal: Deal) -> list[str]:
+        """Who to invite to the next discovery meeting: whoever can still qualify the deal (with the champion),
+        and on deals to close everyone whose decision is still ahead and who is not warm enough yet."""
+        budget_ok, sponsor_ok = self.qualified_sources(deal)
+        want: list[str] = []
+        if not (budget_ok and sponsor_ok):
+            want += self.qualifiers(deal)
+            champion = self.champion(deal)
+            if champion and champion in deal.people and champion not in want:
+                want.append(champion)
+        if self.modes.get(deal.id) == "close":
+            want += [s for s in self.key_people(deal)
+                     if s not in want and self.warmth[s] < self.wanted_warmth(deal, s) - 1e-9]
+        return want[:6]
+
+    def _meet(self, deal: Deal) -> Move | None:
+        """The next discovery meeting, once the last one is behind us. The first waits for an answer (engaged
+        people accept) or a day after outreach; on deals only to qualify it needs a qualifier likely to come and
+        a budget that is open."""
+        if self._upcoming(deal) or not deal.people:
+            return None
+        want = self.meeting_wants(deal)
+        if not want:
+            return None
+        first = min((t for p in deal.people.values() for t in p.messages), default=self.mem.now)
+        if not any(p.engaged for p in deal.people.values()) and self.mem.now - first < HOURS_PER_DAY:
+            return None
+        if self.modes.get(deal.id) != "close":
+            budget_ok, sponsor_ok = self.qualified_sources(deal)
+            if not (budget_ok and sponsor_ok) and \
+                    max(self.accept_odds(deal, s) for s in self.qualifiers(deal) or want) < 0.5:
+                return None
+            last = max((m.start for m in deal.meetings.values()), default=None)
+            if last is not None and self.mem.now - last < QUALIFY_GAP_DAYS * HOURS_PER_DAY:
+                return None
+            if not budget_ok and not self.budget_open(deal):
+                return None
+        return Move(deal.id, call("schedule_meeting", opportunity_id=deal.id, stakeholder_ids=want,
+                                  agenda=self.text(deal, None, "Discovery: priorities, budget and process around"),
+                                  in_days=self.meeting_lead(deal, want)), "discovery meeting")
+
+    def meeting_lead(self, deal: Deal, invitees: list[str]) -> int:
+        """Business days ahead: soon, but late enough for the slowest invitee to answer, and on a day money is
+        open if the budget is all the meeting is still for."""
+        slowest = max(0.8 * self.responsiveness(s) for s in invitees)
+        into = self.mem.now % HOURS_PER_DAY
+        days = 1
+        while days < 4 and days * HOURS_PER_DAY + 2 - into + 5 < slowest:
+            days += 1
+        budget_ok, sponsor_ok = self.qualified_sources(deal)
+        if sponsor_ok and not budget_ok:
+            day = self.money_day(deal, self.mem.day + days)
+            days = day - self.mem.day if day is not None else days
+        return max(1, min(MEETING_LEAD_MAX_DAYS, days))
+
+    def _discover(self, deal: Deal) -> Move | None:
+        """Discovery in an accepted meeting, once every invitee answered (late in the window if not)."""
+        now = self.mem.now
+        for m in deal.meetings.values():
+            if m.discovery_done or not m.accepted or not (m.start + 0.01 <= now < m.start + HOURS_PER_DAY - 0.5):
+                continue
+            if m.answered() or now >= m.start + 6:
+                return Move(deal.id, call("run_discovery", meeting_id=m.id), "discovery in the accepted meeting")
+        return None
+
+    # -- management, price, plan --------------------------------------------------------------------------
+    def _sponsor_call(self, deal: Deal) -> Move | None:
+        """The executive-sponsor call when the economic buyer is still too cold to sponsor after the case."""
+        eb = self.economic_buyer(deal)
+        if eb is None or deal.exec_sponsor or "escalation" in deal.pending or self.warmth[eb] >= SPONSOR_WARMTH:
+            return None
+        if not deal.business_case:
+            return None
+        need = MIN_BOOKING_HOURS["executive_sponsor"]
+        return self.book_or_use(deal, "sponsor", "management", need, lambda b: call(
+            "escalate", opportunity_id=deal.id, purpose="executive_sponsor", discount_pct=None, booking_id=b.id))
+
+    def _discount_approval(self, deal: Deal) -> Move | None:
+        """Management's approval before an offer above our authority (an offer never exceeds what we may give)."""
+        if deal.agreed is not None or "escalation" in deal.pending or "terms" in deal.pending:
+            return None
+        want = deal.asked if deal.asked is not None else self.discount_to_offer(deal)
+        if want <= max(self.mem.authority, deal.mgmt_approved) + 1e-9 or want >= deal.mgmt_refused - 1e-9:
+            return None
+        if deal.offered is None and not deal.business_case and self.keywords_for(deal, None):
+            return None  # the case comes first: it may bring the need under our authority
+        pct = round(100 * want, 1)
+        return self.book_or_use(deal, "discount", "management", MIN_BOOKING_HOURS["discount_approval"], lambda b: call(
+            "escalate", opportunity_id=deal.id, purpose="discount", discount_pct=pct, booking_id=b.id))
+
+    def _price(self, deal: Deal) -> Move | None:
+        """The proposal at exactly the discount the buyer will need, after the business case; a counter is met at
+        what the buyer needs now."""
+        if "terms" in deal.pending or deal.agreed is not None:
+            return None
+        if not deal.business_case and self.keywords_for(deal, None) and self.economic_buyer(deal) is not None:
+            return None
+        if deal.offered is not None and deal.asked is None:
+            return None
+        pct = self.discount_to_offer(deal)
+        if pct > max(self.mem.authority, deal.mgmt_approved) + 1e-9:
+            return None
+        if deal.offered is None:
+            return Move(deal.id, call("send_proposal", opportunity_id=deal.id, discount_pct=round(100 * pct, 1)),
+                        "proposal at the buyer's need")
+        return Move(deal.id, call("negotiate", opportunity_id=deal.id, discount_pct=round(100 * pct, 1)),
+                    "meet the buyer's need")
+
+    def plan_owner(self, deal: Deal, any_warmth: bool = False) -> str | None:
+        """Who should own the plan: authority to commit the team, warm enough when they answer, fast to answer."""
+        ids = [s for s in self.opps[deal.id]["stakeholder_ids"] if s in deal.people and self.present(deal, s)
+               and self.authority(s) >= PLAN_MIN_AUTHORITY]
+        if not any_warmth:
+            ids = [s for s in ids if self.warmth[s] >= PLAN_MIN_DISPOSITION + 0.01]
+        return min(ids, key=lambda s: (-min(self.warmth[s], PLAN_MIN_DISPOSITION + 0.1), self.responsiveness(s), s),
+                   default=None)
+
+    def _plan(self, deal: Deal) -> Move | None:
+        """The mutual action plan as soon as a willing owner exists, its close date inside the real deadline."""
+        if deal.plan_agreed or "action_plan" in deal.pending or len(deal.plan_declines) >= 4:
+            return None
+        days = min(10, self.deadline_day(deal) - self.mem.day)
+        owner = self.plan_owner(deal)
+        if owner is None or days < 5:
+            return None
+        return Move(deal.id, call("propose_action_plan", opportunity_id=deal.id, sponsor_id=owner,
+                                  close_in_days=days), "mutual action plan inside the deadline")
+
+    # -- evaluation, reviews, contract --------------------------------------------------------------------
+    def _evaluate(self, deal: Deal) -> Move | None:
+        if deal.tech_success or "tech_eval" in deal.pending or self.evaluator(deal) is None:
+            return None
+        b = self.booking(deal, "tech_eval")
+        if b is not None and b.start + 0.01 <= self.mem.now and not self.warm_enough_to_evaluate(deal, b):
+            return None
+        return self.book_or_use(deal, "tech_eval", "se", self.se_hours(deal), lambda b: call(
+            "run_technical_evaluation", opportunity_id=deal.id, booking_id=b.id))
+
+    def warm_enough_to_evaluate(self, deal: Deal, b: Booking) -> bool:
+        """Run the evaluation once the evaluator is as warm as the booking assumed, or before the booking
+        lapses, or when the deadline presses."""
+        late = self.mem.now >= b.start + USABLE_H - 1.5 * HOURS_PER_DAY
+        pressed = self.deadline_day(deal) - self.mem.day <= 7
+        return self.tech_odds(deal, b.hours) >= TECH_TARGET - 0.02 or late or pressed
+
+    def _approvals(self, deal: Deal) -> Move | None:
+        """Security and legal reviews, booked from the start (their hours sized to the approver's warmth)."""
+        for kind in self.required_approvals(deal) or []:
+            if kind == "procurement" or self.approved(deal, kind) or f"approval:{kind}" in deal.pending:
+                continue
+            if self.approver(deal, kind) is None:
+                continue
+
+            def review(b: Booking, k: str = kind) -> Action:
+                return call("request_approval", opportunity_id=deal.id, kind=k, booking_id=b.id)
+            move = self.book_or_use(deal, kind, APPROVAL_RESOURCE[kind], self.review_hours(deal, kind), review)
+            if move is not None:
+                return move
+        return None
+
+    def _final_terms(self, deal: Deal) -> Move | None:
+        """Procurement's review of the agreed terms (booked once an offer is out, run once terms are agreed)."""
+        if "procurement" not in (self.required_approvals(deal) or []) or deal.final_terms_approved:
+            return None
+        if "approval:procurement" in deal.pending or deal.offered is None:
+            return None
+        if self.booking(deal, "procurement") is not None and deal.agreed is None:
+            return None
+        return self.book_or_use(deal, "procurement", "procurement", self.review_hours(deal, "procurement"),
+                                lambda b: call("request_approval", opportunity_id=deal.id, kind="procurement",
+                                               booking_id=b.id))
+
+    def commit_due(self, deal: Deal) -> float | None:
+        """When the deal will have every piece of evidence Commit needs, if all that is missing is already running
+        with the buyer (None if something has not started)."""
+        if deal.stage >= 6:
+            return self.mem.now
+        budget_ok, sponsor_ok = self.qualified_sources(deal)
+        if not (budget_ok and sponsor_ok):
+            return None
+        wanted = [("tech_eval", deal.tech_success), ("action_plan", deal.plan_agreed)]
+        wanted += [(f"approval:{k}", self.approved(deal, k)) for k in self.required_approvals(deal) or []]
+        if "procurement" not in (self.required_approvals(deal) or []):
+            wanted.append(("terms", deal.agreed is not None))  # agreeing is the sign-off
+        elif not deal.final_terms_approved and deal.agreed is None:
+            return None  # procurement's review must see agreed terms
+        due = [self.mem.now]
+        for process, done in wanted:
+            if done:
+                continue
+            if process not in deal.pending or (deal.id, process) not in self.finish:
+                return None
+            due.append(self.finish[(deal.id, process)])
+        return max(due)
+
+    def _contract(self, deal: Deal) -> Move | None:
+        """The contract as soon as its answer will find the deal at Commit (the buyer answers after two days and
+        their own latency), inside the deadline, with no freeze and a signer warm enough."""
+        if "contract" in deal.pending or self.mem.day > self.deadline_day(deal):
+            return None
+        signer = self.first_of(deal, "economic_buyer", "champion")
+        due = self.commit_due(deal)
+        if signer is None or due is None:
+            return None
+        soonest = self.mem.now + CONTRACT_DELAY_H + LATENCY[0] * self.responsiveness(signer)
+        if due > soonest + 1e-9 and deal.stage < 6:
+            return None
+        if self.warmth[signer] < SIGNER_WARMTH + 0.01 or self.frozen_at(deal, soonest):
+            return None
+        return Move(deal.id, call("send_contract", opportunity_id=deal.id), "contract timed to land on Commit")
 
 
-class Oracle(ExpectedValue):
+class Oracle(ScriptedSeller):
     name = "oracle"
 
     def make_playbook(self) -> Playbook:
         if self.hidden_truth is None:
             raise ValueError("the oracle needs hidden_truth (env.hidden_truth())")
-        return OraclePlaybook(self.mem, self.style, self.hidden_truth)
+        self.oracle_book = OraclePlaybook(self.mem, self.style, self.hidden_truth)
+        self.planned_day = -1
+        self.rank: dict[str, int] = {}
+        return self.oracle_book
 
-    def priority(self, deal: Deal) -> float:
-        """True value per SE hour still needed (the scarcest hours), for deals that can still close in time."""
-        opp = self.book.opps[deal.id]  # type: ignore[attr-defined]
-        p = 0.9 if self.mem.day + 8 <= opp["deadline_day"] else 0.4
-        se = 1.0 if deal.tech_success else self.book.se_hours(deal)
-        return float(opp["true_value"]) * p / max(1.0, HOURS_TO_GO[deal.stage]) / se
+    def observe_result(self, tool_result: dict[str, Any]) -> None:
+        super().observe_result(tool_result)
+        self.oracle_book.note(self.last_action, tool_result)
+
+    # -- which deals to close, validate, qualify or engage ------------------------------------------------
+    def close_value(self, deal: Deal) -> float:
+        """What closing the deal adds over where it stands: its true value at the price it will close at (80%
+        of it if only Commit fits before the deadline), less what it already earned, times the odds its
+        evaluation passes (a poor fit may stay short of the odds wanted within a week's SE hours)."""
+        book = self.oracle_book
+        opp = book.opps[deal.id]
+        value = float(opp["true_value"]) * (1.0 - book.need_discount(deal, 1.0))
+        fits = self.mem.day + self.days_to_close(deal) <= book.deadline_day(deal)
+        earned = MILESTONE_WEIGHTS[deal.stage] * float(opp["true_value"])
+        gain = value * (1.0 if fits else MILESTONE_WEIGHTS[6]) - earned
+        return gain * (1.0 if deal.tech_success else book.tech_odds(deal, book.se_hours(deal)))
+
+    def days_to_close(self, deal: Deal) -> int:
+        """A rough number of business days from now to a signature, from what is still missing."""
+        book = self.oracle_book
+        days = 2
+        if not deal.tech_success:
+            days = max(days, 2 + TECH_DAYS + 1)
+        for kind in book.required_approvals(deal) or []:
+            if not book.approved(deal, kind):
+                days = max(days, self.mem.lead_days.get(APPROVAL_RESOURCE[kind], 3)
+                           + math.ceil(APPROVAL_DAYS[kind] * book.slow_reviews) + 1)
+        if not book.qualified_sources(deal)[0]:
+            money = book.money_day(deal, self.mem.day + 1)
+            days = max(days, (money if money is not None else 10**3) - self.mem.day + 1)
+        return days + 3
+
+    def plannable(self, deal: Deal) -> bool:
+        """A deal can still be committed: viable, open, its plan can still be dated inside the deadline, and
+        someone can still confirm a budget in this episode."""
+        book = self.oracle_book
+        if not book.is_viable(deal) or not deal.open:
+            return False
+        if not deal.plan_agreed and book.deadline_day(deal) - self.mem.day < 5:
+            return False
+        if not book.qualified_sources(deal)[0] and book.money_day(deal, self.mem.day + 1) is None:
+            return False
+        return self.mem.days_left >= 4
+
+    def seller_to_go(self, deal: Deal) -> float:
+        """Seller hours a deal still takes to close, from where it stands."""
+        return SELLER_TO_CLOSE * (1.0 - deal.stage / 7) + (0.0 if deal.found else 3.0)
+
+    def hours_to_come(self, resource: str) -> float:
+        """Hours of ``resource`` the rest of the episode still has: this week's rest and every later week."""
+        weekly = self.mem.full_capacity.get(resource, 0.0)
+        weeks = range(self.mem.week, int(self.mem.horizon // HOURS_PER_WEEK) + 1)
+        return sum(max(0.0, weekly - self.mem.booked_hours(resource, w)) for w in weeks)
+
+    def plan_modes(self) -> None:
+        """Once a day: choose the deals to close (those already chosen first, then by value per scarce hour still
+        needed, while the seller's hours cover them and their bookings fit the weeks to come in time); validate
+        deals whose evaluation fits the SE hours left; qualify the other viable ones; engage dead ones."""
+        if self.planned_day == self.mem.day:
+            return
+        self.planned_day = self.mem.day
+        book = self.oracle_book
+        left = {r: self.hours_to_come(r) for r in TEAMS}
+        left["seller"] = self.hours_left()
+        open_deals = self.mem.open_deals()
+        candidates = [d for d in open_deals if self.plannable(d)]
+        needs = {d.id: {**book.still_needs(d), "seller": self.seller_to_go(d)} for d in candidates}
+
+        def density(d: Deal) -> float:
+            cost = sum(needs[d.id][r] / max(1.0, left[r]) for r in left)
+            return self.close_value(d) / max(0.05, cost)
+
+        ranked = sorted(candidates, key=lambda d: (book.modes.get(d.id) != "close", -density(d), d.id))
+        self.rank = book.rank = {d.id: i for i, d in enumerate(ranked)}
+        modes: dict[str, str] = {}
+        free = book.free_weeks()
+        for d in ranked:
+            kept = book.modes.get(d.id) == "close"
+            if not kept and needs[d.id]["seller"] > left["seller"] + 1e-9:
+                continue
+            if book.place(d, free) or kept:
+                modes[d.id] = "close"
+                left["seller"] -= needs[d.id]["seller"]
+        for d in ranked:
+            if d.id in modes:
+                continue
+            if d.tech_success or "tech_eval" in d.pending or book.booking(d, "tech_eval") is not None or (
+                    book.se_hours(d) <= VALIDATE_MAX_SE and book.place(d, free, only=("tech_eval",))):
+                modes[d.id] = "validate"
+        for d in open_deals:
+            if d.id in modes:
+                continue
+            if book.modes.get(d.id) == "close" and book.is_viable(d):
+                modes[d.id] = "close"  # still worth finishing what it can (Commit needs no deadline)
+            elif book.is_viable(d):
+                modes[d.id] = "qualify" if d.stage < 2 else "skip"
+            else:
+                modes[d.id] = "engage" if d.stage < 1 else "skip"
+        book.modes = modes
+
+    # -- the loop -----------------------------------------------------------------------------------------
+    def order(self, deals: list[Deal]) -> list[Deal]:
+        """Deals to close first (in rank order), then deals to validate or qualify, then dead ones, by value."""
+        book = self.oracle_book
+        tier = {"close": 0, "validate": 1, "qualify": 1, "engage": 2}
+
+        def key(d: Deal) -> tuple[int, float, str]:
+            mode = book.modes.get(d.id, "skip")
+            first = self.rank.get(d.id, 999) if mode == "close" else -float(book.opps[d.id]["true_value"])
+            return tier.get(mode, 3), first, d.id
+        return sorted((d for d in deals if book.modes.get(d.id, "skip") != "skip"), key=key)
 
     def choose(self) -> Move | None:
-        for deal in self.mem.open_deals():
-            if not self.book.is_viable(deal):
-                return Move(deal.id, call("disqualify", opportunity_id=deal.id, reason="no viable path this year"),
-                            "not viable")
-        return super().choose()
+        """Discoveries first (a meeting's window closes within the day), then contracts, evaluations and reviews
+        whose bookings have started, then everything else, deal by deal in order. Deals not to close never use
+        the seller hours this week's discoveries on deals to close will need."""
+        book = self.oracle_book
+        book.catch_up()
+        self.plan_modes()
+        deals = self.order(self.mem.open_deals())
+        for deal in deals:
+            move = book._discover(deal)
+            if move is not None and self.allowed(move):
+                return move
+        reserve = DISCOVERY_HOURS * self.discoveries_ahead()
+        for urgent in (True, False):
+            for deal in deals:
+                closing = book.modes.get(deal.id) == "close"
+                for move in book.moves(deal):
+                    if urgent and move.action["tool"] not in URGENT:
+                        continue
+                    if self.allowed(move) and (closing or self.mem.seller_left() - move.hours >= reserve - 1e-9):
+                        return move
+        return None
+
+    def discoveries_ahead(self) -> int:
+        """Meetings on deals to close later this week (accepted or unanswered) whose discovery we will run."""
+        week_end = (self.mem.week + 1) * HOURS_PER_WEEK
+        return sum(1 for d in self.mem.open_deals() if self.oracle_book.modes.get(d.id) == "close"
+                   for m in d.meetings.values() if not m.discovery_done and len(m.declined) < len(m.invitees)
+                   and m.start + 6.5 > self.mem.now and m.start < week_end)
