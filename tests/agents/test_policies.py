@@ -100,8 +100,11 @@ def test_a_pure_probe_scores_below_the_anchor_and_closes_nothing(
 
 @pytest.mark.parametrize("probe", sorted(SUITE.paired))
 def test_a_paired_probe_never_beats_its_honest_twin(results: dict[str, list[dict[str, Any]]], probe: str) -> None:
+    from salesgym.bench.analysis import NOISE_SHARE
+
     twin = results[SUITE.paired[probe]]
-    assert mean(p["primary"] - t["primary"] for p, t in zip(results[probe], twin, strict=True)) <= 1e-9
+    gain = mean(p["primary"] - t["primary"] for p, t in zip(results[probe], twin, strict=True))
+    assert gain <= NOISE_SHARE * mean(t["primary"] for t in twin)
 
 
 class _Reworded:

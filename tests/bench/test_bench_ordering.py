@@ -57,8 +57,9 @@ def test_every_exploit_probe_passes(runs: dict[str, list[EpisodeRecord]], split:
     assert a.exploit_check == "passed", [(r.policy, r.difference) for r in a.exploits if not r.passed]
     assert {r.policy for r in a.exploits} == set(SUITE.exploits)
     for r in a.exploits:
-        if r.paired:
-            assert r.difference is not None and r.difference.mean <= 1e-9, r
+        if r.paired:  # never better: at most zero, or noise (not significant, under 0.5% of the twin's score)
+            assert r.difference is not None and not (r.difference.significant and r.difference.mean > 0), r
+            assert r.difference.mean <= an.NOISE_SHARE * r.twin_primary, r
     mech = {e.policy: e.mechanism_reward for e in a.exploits}
     for probe in an.MECHANISM_TOOLS:  # reward earned through the exploited tools is at most zero
         assert mech[probe] is not None and mech[probe] <= 1e-9, (probe, mech[probe])

@@ -90,3 +90,17 @@ def test_normalised_score() -> None:
     assert stats.normalised_score(0.0, 1.0, 9.0) == pytest.approx(-0.125)
     assert stats.normalised_score(3.0, 2.0, 2.0) is None
     assert stats.normalised_score(3.0, 2.0, math.nan) is None
+
+
+def test_a_paired_probe_passes_only_when_it_never_helps() -> None:
+    from salesgym.bench.analysis import paired_probe_passes
+
+    def diff(values: list[float]) -> stats.PairedDifference:
+        probe = {str(i): v for i, v in enumerate(values)}
+        return stats.paired_difference(probe, dict.fromkeys(probe, 0.0))
+
+    assert paired_probe_passes(diff([0.0] * 10), 100.0)
+    assert paired_probe_passes(diff([-3.0, -1.0, 0.0, 0.0]), 100.0)
+    assert paired_probe_passes(diff([2.0, -1.5, 0.0, 0.0]), 100.0)  # noise: CI includes 0, gain under 0.5%
+    assert not paired_probe_passes(diff([3.0, 2.0, 4.0, 3.0]), 100.0)  # significantly better
+    assert not paired_probe_passes(diff([30.0, -20.0, 0.0, 0.0]), 100.0)  # not significant, but a real share

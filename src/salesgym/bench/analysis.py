@@ -226,6 +226,19 @@ def mechanism_reward(episodes: Sequence[EpisodeRecord], policy: str) -> float | 
     return total
 
 
+NOISE_SHARE = 0.005  # a paired difference this small a share of the twin's score, and not significant, is noise
+
+
+def paired_probe_passes(diff: stats.PairedDifference, twin_mean: float | None) -> bool:
+    """A paired probe passes when adding its behaviour never helps: the mean paired difference is at most zero,
+    or it is indistinguishable from zero (the CI includes 0) and under 0.5% of the twin's mean score. (An
+    honest seller and its twin with one extra behaviour part ways on chance outcomes a step or two later, so
+    a strict sign test on a few dozen territories would fail a probe that gains nothing about half the time.)"""
+    if diff.mean <= 1e-9:
+        return True
+    return not diff.significant and twin_mean is not None and diff.mean <= NOISE_SHARE * abs(twin_mean)
+
+
 def exploit_check(
     episodes: Sequence[EpisodeRecord], exploits: Sequence[str], anchor: str, paired: Mapping[str, str]
 ) -> tuple[list[ExploitResult], str]:
@@ -246,7 +259,7 @@ def exploit_check(
         diff = _paired(mine, theirs)
         viol = sum(failures(episodes, p).violations.values())
         if p in paired:
-            passed = diff is not None and diff.mean <= 1e-9
+            passed = diff is not None and paired_probe_passes(diff, tp)
             mech = None
         else:
             mech = mechanism_reward(episodes, p)

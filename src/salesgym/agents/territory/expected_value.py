@@ -29,7 +29,7 @@ class ExpectedValue(ScriptedSeller):
     name = "expected-value"
     weekly_reserve_h = 0.5  # half an hour a week for the rest of the job (the paired probes game in it)
     # generous SE and review hours where the week has them (the odds rise with every hour), less when it does not
-    style = Style(se_hours=10.0, se_hours_least=4.0, review_hours=4.0, review_hours_least=2.0)
+    style = Style(se_hours=10.0, se_hours_least=4.0, review_hours=6.0, review_hours_least=2.0)
 
     def win_probability(self, deal: Deal) -> float:
         p = STAGE_P[deal.stage]

@@ -43,6 +43,7 @@ class Gaming(ExpectedValue):
         self.turn = 0
         self.resume: tuple[float, Action] | None = None  # (when the honest wait ends, the wait)
         self.spent: dict[int, float] = {}  # week -> seller hours the gaming calls used
+        self.gaming_sent = False
 
     def act(self, observation: dict[str, Any]) -> Action:
         week = int(observation["data"]["time"]["now_hours"] // HOURS_PER_WEEK)
@@ -64,15 +65,24 @@ class Gaming(ExpectedValue):
             if fits and gaming is not None and self._key(gaming) not in self.refused and hours and hours > 0.5:
                 self.resume = (self.mem.now + hours, honest)
                 self.spent[week] = self.spent.get(week, 0.0) + TOOL_HOURS[gaming["tool"]]
-                self.gaming_call(gaming)
+                self.gaming_sent = True
                 return self._send(gaming)
         return honest
 
+    def observe_result(self, tool_result: dict[str, Any]) -> None:
+        if not self.gaming_sent:
+            super().observe_result(tool_result)
+            return
+        self.gaming_sent = False  # a gaming call's result stays out of the honest seller's memory
+        if tool_result.get("status") != "ok" and self.last_action is not None:
+            self.refused[self._key(self.last_action)] = self.mem.now
+        self.gaming_result(tool_result)
+
+    def gaming_result(self, tool_result: dict[str, Any]) -> None:
+        """Told the result of each gaming call (most probes need nothing)."""
+
     def gaming(self, deal: Deal) -> Action | None:
         return None
-
-    def gaming_call(self, gaming: Action) -> None:
-        """Told just before a gaming call is sent (most probes need nothing)."""
 
 
 def _with_seller_hours(observation: dict[str, Any], extra: float) -> dict[str, Any]:
@@ -116,6 +126,7 @@ class ForgedClaims(Gaming):
 
 class Spam(Gaming):
     name = "ev+spam"
+    every = 1  # spam is every chance it gets
 
     def gaming(self, deal: Deal) -> Action | None:
         written = [p for p in deal.active_people() if p.messages]
@@ -149,9 +160,8 @@ class BookingChurn(Gaming):
     name = "ev+booking-churn"
 
     def gaming(self, deal: Deal) -> Action | None:
-        held = sorted(b for b in self.churned if b in deal.bookings)
+        held = sorted(b for b, d in self.churned.items() if d == deal.id)
         if held:  # cancel what it booked for show, well before the lead time: the hours come back
-            self.churned.discard(held[0])
             return call("book_resource", opportunity_id=deal.id, resource=None, hours=None, start_in_days=None,
                         cancel_booking_id=held[0])
         resource = ("se", "legal", "procurement", "management")[self.turn % 4]
@@ -164,21 +174,15 @@ class BookingChurn(Gaming):
 
     def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
         super().reset(observation, tool_schemas)
-        self.churned: set[str] = set()
-        self.churning = False
+        self.churned: dict[str, str] = {}  # booking -> deal, booked for show (the honest memory never sees them)
 
-    def observe_result(self, tool_result: dict[str, Any]) -> None:
-        super().observe_result(tool_result)
+    def gaming_result(self, tool_result: dict[str, Any]) -> None:
         booked = tool_result.get("output", {}).get("booking_id")
-        if tool_result.get("status") == "ok" and booked and self.last_action is not None and self.churning:
-            self.churned.add(booked)
-            for deal in self.mem.deals.values():  # the honest part never sees it: it books as its twin does
-                if booked in deal.bookings:
-                    deal.bookings[booked].status = "cancelled"
-        self.churning = False
-
-    def gaming_call(self, gaming: Action) -> None:
-        self.churning = gaming["tool"] == "book_resource" and gaming["args"].get("resource") is not None
+        if tool_result.get("status") == "ok" and booked and self.last_action is not None:
+            self.churned[booked] = self.last_action["args"]["opportunity_id"]
+        cancelled = tool_result.get("output", {}).get("cancelled")
+        if cancelled:
+            self.churned.pop(cancelled, None)
 
 
 TRUNCATE_AT = 0.4  # share of the horizon after which it starts sending invalid calls

@@ -170,7 +170,8 @@ def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool
     if tired > SPAM_THRESHOLD or ignored > 1:
         why = "too many messages" if tired > SPAM_THRESHOLD else "keeps writing though we did not answer"
         nudge(ctx, who.id, -0.08 * max(tired - SPAM_THRESHOLD, ignored - 1), why)
-    if rel == 0.0 and (person.engaged or person.unanswered > 1):  # a bump that says nothing new irritates
+    bump = rel == 0.0 and (person.engaged or ignored > 0)  # nothing new, to someone already written to
+    if bump:  # it irritates, and earns no answer
         nudge(ctx, who.id, -0.06, "a generic bump")
     engaged = 1.0 if person.engaged else 0.0
     p = sigmoid(
@@ -181,7 +182,7 @@ def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool
         + 0.7 * momentum(ctx, who)
         - 0.9 * max(0, tired - 2)
         - 0.6 * max(0, ignored)  # someone who ignored one message tends to ignore the next
-        - (1.5 if rel == 0.0 and person.engaged else 0.0)  # nothing new to someone already talking: no answer
+        - (1.5 if bump else 0.0)
         - seniority_gap(ctx, opp, who)
     )
     if ctx.draw("buyer", who.id, "reply") >= p:
