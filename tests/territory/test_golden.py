@@ -33,42 +33,42 @@ CASES = {
 
 PINS: dict[str, dict[str, Any]] = {
     "saas-20x90-expected-value": {
-        "steps": 639,
-        "events": 3850,
-        "event_log_sha256": "c5ce26311190f566d2548db8e8a6504aa4f083c9dcca2e94b900e4a2dddc927a",
-        "calls_sha256": "7440c297f825db51c63c9a5f15278931403bf489e31668b6fa9a3d1b45ba897c",
-        "observation_text_sha256": "b585668882a77cc07718d995b533c04c277afb890a32b3a4fe1e855cb2a70e63",
-        "observation_data_sha256": "7e2765ea760e315e4b4bf3d00a3f2da443f8b97764a9e73289829c486f8d07d5",
-        "return": 0.652320796,
-        "primary": 165.762821,
+        "steps": 613,
+        "events": 2605,
+        "event_log_sha256": "18f20fdf6d1075623578bd55802cc1c69d9eb6c1deac85738b3741af7ea902e9",
+        "calls_sha256": "e7d751d0878e004ecb3e11df5334f41c36e005147f689fa4cf49126a8900140f",
+        "observation_text_sha256": "b8d88a0871067723c9048f251121bb9d4ed76933a10c28582dbb6294234a54c6",
+        "observation_data_sha256": "d0c70f615f78d0c5b671da66785b1164c973682fc806b25625f6d0a00c7f0457",
+        "return": 129.881786243,
+        "primary": 120.557975,
         "advances": {
-            "Engaged": 18,
-            "Qualified": 13,
-            "Validated": 11,
-            "Mobilised": 7,
-            "Commercial": 7,
-            "Commit": 7,
-            "Closed": 5,
-        },
+            "Engaged": 19,
+            "Qualified": 12,
+            "Validated": 7,
+            "Mobilised": 6,
+            "Commercial": 5,
+            "Commit": 5,
+            "Closed": 2
+        }
     },
     "security-10x30-random": {
-        "steps": 224,
-        "events": 600,
-        "event_log_sha256": "da26097ff485793f754e60c72e7323310b53abce5b432ae86ad8cb4d41b1eef3",
-        "calls_sha256": "30e7506864be4563e944232ef3899f2c78fda589ecf6f4b190d61ca77cc64f7d",
-        "observation_text_sha256": "4d98f0050cc0a20c942b889d0598fad99e6e699f53407ab42dc4ead07b1f063b",
-        "observation_data_sha256": "8cde13971cf19203517c2998c1e19170e8f989ce011fa29d6351be8c05ab70fc",
-        "return": 0.020629201,
-        "primary": 73.299242,
+        "steps": 212,
+        "events": 468,
+        "event_log_sha256": "dd9c5089821bd23f80afc754c1ee6536c3c4160e2724f75c72bcaa6fa346a112",
+        "calls_sha256": "bfa6ba55ee14606140600b57cf83e0929b476a7303be1d57e00ed47f7a422c46",
+        "observation_text_sha256": "b5499ae3b55c291befd4f21addcf1731afb5f57b6a3b4f7c6febb57c1602d481",
+        "observation_data_sha256": "d464e707ee7e38fe1b6b42f399eb8e99f8b7bd35de9004f2e3152a8ddec45ed9",
+        "return": -12.40530303,
+        "primary": -13.909091,
         "advances": {
-            "Engaged": 8,
+            "Engaged": 4,
             "Qualified": 0,
             "Validated": 0,
             "Mobilised": 0,
             "Commercial": 0,
             "Commit": 0,
-            "Closed": 0,
-        },
+            "Closed": 0
+        }
     },
     "healthcare-12x90-oracle": {
         "steps": 436,
@@ -86,9 +86,9 @@ PINS: dict[str, dict[str, Any]] = {
             "Mobilised": 7,
             "Commercial": 7,
             "Commit": 7,
-            "Closed": 5,
-        },
-    },
+            "Closed": 5
+        }
+    }
 }
 
 
