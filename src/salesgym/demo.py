@@ -37,7 +37,7 @@ def run_demo(seed: int = 7, n_opportunities: int = 5, horizon_days: int = 30, fa
     env = salesgym.make("territory-v0", n_opportunities=n_opportunities, horizon_days=horizon_days, family=family)
     obs, _ = env.reset(seed=seed)
     policy = make_policy("expected-value", seed=seed)
-    policy.reset(obs, env.tool_schemas())
+    policy.reset(obs, env.tool_schemas(), env.instructions())
     out.rule(f"salesgym demo: expected-value seller, {family}, {n_opportunities} opportunities, "
              f"{horizon_days} days, seed {seed}")
     for line in obs["text"].splitlines():

@@ -23,6 +23,7 @@ from salesgym.core.tools import (
     ToolOutcome,
     ToolResult,
     ToolSpec,
+    openai_strict,
     quote,
     strict_schema,
 )
@@ -140,9 +141,20 @@ def test_strict_schema_inlines_refs_and_requires_every_field() -> None:
 def test_openai_and_mcp_exports() -> None:
     spec = BOX.specs["echo"]
     assert spec.openai() == {"type": "function", "function": {"name": "echo", "description": "Echo text back.",
-                                                              "parameters": strict_schema(EchoArgs), "strict": True}}
+                                                              "parameters": openai_strict(strict_schema(EchoArgs)),
+                                                              "strict": True}}
     assert spec.mcp() == {"name": "echo", "description": "Echo text back.", "inputSchema": strict_schema(EchoArgs)}
     assert BOX.names() == ["echo"] and BOX.openai() == [spec.openai()] and BOX.mcp() == [spec.mcp()]
+
+
+def test_openai_export_keeps_only_strict_mode_keywords_and_says_lengths_in_words() -> None:
+    params = BOX.specs["echo"].openai()["function"]["parameters"]
+    text, name = params["properties"]["text"], params["properties"]["items"]["items"]["properties"]["name"]
+    assert "maxLength" not in text and "maxLength" not in name and "maxLength" in json.dumps(strict_schema(EchoArgs))
+    assert name["description"] == "a name (at most 5 characters)"
+    assert params["properties"]["items"]["maxItems"] == 2  # array bounds are in strict mode's subset
+    with pytest.raises(ToolError, match="50"):  # the limit is still enforced by the parser
+        BOX.parse({"tool": "echo", "args": {"text": "x" * 51, "times": 1}})
 
 
 def test_strict_schema_of_a_plain_model_without_fields() -> None:

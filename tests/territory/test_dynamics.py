@@ -121,8 +121,10 @@ class _FirstCome(ExpectedValue):
 
     name = "ev-first-come"
 
-    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
-        super().reset(observation, tool_schemas)
+    def reset(
+        self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = ""
+    ) -> None:
+        super().reset(observation, tool_schemas, instructions)
         self.asked: dict[str, float] = {}
 
     def booking_rank(self, deal: Deal) -> float:

@@ -3,9 +3,10 @@
 Two properties:
 
 * **The parser accepts exactly what the exported schema accepts.** Arguments generated from each territory
-  tool's exported strict schema and from its negations (wrong types, out of range, too long, missing and
+  tool's exported schema and from its negations (wrong types, out of range, too long, missing and
   extra fields, null where not allowed, ...) are parsed by ``TOOLS.parse`` and validated by ``jsonschema``
-  (Draft 2020-12) against ``tool_schemas()[i]["function"]["parameters"]``; the two must agree. The
+  (Draft 2020-12) against ``mcp_tools()[i]["inputSchema"]`` (the OpenAI strict export is the same schema
+  without the string lengths strict mode cannot express); the two must agree. The
   documented differences: a field with a default may be omitted, and means that default; a call without
   arguments (``args`` absent, null or an empty text) means ``{}``. Handler-level
   refusals (an unknown id) are not the parser's, so parse results are compared, not step statuses.
@@ -47,8 +48,7 @@ from salesgym.envs.territory.tools import TOOLS
 
 # --- 1. the parser and the exported schema agree --------------------------------------------------------------
 
-SCHEMAS = {t["function"]["name"]: t["function"]["parameters"]
-           for t in salesgym.make("territory-debug-v0").tool_schemas()}
+SCHEMAS = {t["name"]: t["inputSchema"] for t in salesgym.make("territory-debug-v0").mcp_tools()}
 VALIDATORS = {name: jsonschema.Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
 DEFAULTS = {name: {f: info.default for f, info in spec.args.model_fields.items() if not info.is_required()}
             for name, spec in TOOLS.specs.items()}

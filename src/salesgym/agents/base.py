@@ -1,8 +1,13 @@
-"""The policy interface every salesgym agent implements, plus tiny helpers to build actions.
+"""The policy interface every salesgym agent implements, the one episode loop, and helpers to build actions.
 
-A policy sees only what the benchmark runner gives it: the observation after each step and the tool
-result of its own last call. It must always return a well-formed action; when nothing useful can be done
-it waits (never loops on an action the environment refuses).
+A policy sees only what the benchmark runner gives it: the task card (``instructions``), the tool schemas, the
+observation after each step and the tool result of its own last call. It returns an action (a dict or its
+JSON text); when nothing useful can be done it waits (never loops on an action the environment refuses). A
+policy that cannot go on (a language model out of budget, an endpoint that stays down) raises
+:class:`StopEpisode` with a reason: the episode ends there and the reason is recorded.
+
+Any class with this interface is an agent (``salesgym bench --agent module:Class``); subclassing
+:class:`Policy` is the easy way to get it (docs/agents.md).
 """
 
 from __future__ import annotations
@@ -44,11 +49,16 @@ class Policy:
         self.rng = random.Random(seed)
         self.hidden_truth = hidden_truth
         self.tool_schemas: list[dict[str, Any]] = []
+        self.instructions = ""
         self.last_action: Action | None = None
 
-    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
+    def reset(
+        self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = ""
+    ) -> None:
+        """Start an episode: the first observation, the tools (OpenAI function format) and the task card."""
         self.rng = random.Random(self.seed)
         self.tool_schemas = tool_schemas
+        self.instructions = instructions
         self.last_action = None
 
     def act(self, observation: dict[str, Any]) -> Action:
@@ -59,6 +69,23 @@ class Policy:
 
     def observe_reward(self, reward: float) -> None:
         """Called after every step with the step's reward (what a learning agent sees; most policies ignore it)."""
+
+    def turn_record(self) -> dict[str, Any] | None:
+        """What the policy did to choose its last action, for the trajectory (a language model's messages,
+        usage, failures); None when there is nothing beyond the action itself."""
+        return None
+
+    def episode_record(self) -> dict[str, Any]:
+        """Episode totals for the run store (tokens, failures by kind, sampling parameters); plain JSON data."""
+        return {}
+
+
+class StopEpisode(Exception):
+    """Raised by ``act`` when the policy cannot go on; ``reason`` is recorded as the episode's end."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -91,20 +118,45 @@ class Step:
     terminated: bool
     truncated: bool
     info: dict[str, Any]
+    observation: dict[str, Any] = field(default_factory=dict)  # what the policy saw when it chose ``action``
 
 
-def rollout(env: Any, policy: Policy, seed: int, max_steps: int = 50_000) -> Iterator[Step]:
-    """Reset ``env`` with ``seed`` and play ``policy`` until the episode ends or ``max_steps``; yields each step.
+class Episode:
+    """The one episode loop: reset ``env`` with ``seed`` and play ``policy`` until the episode ends, the policy
+    stops or ``max_steps``; iterating yields each :class:`Step` (``observation`` is what the policy saw before
+    it acted). Afterwards ``end`` says why it ended: ``terminated``, ``truncated``, ``step_cap`` or
+    ``stopped: <the policy's reason>``.
 
-    The one episode loop: the benchmark runner, the measurement script and the tests all use it.
+    The benchmark runner, the measurement scripts and the tests all use it (``rollout`` is the short form).
     """
-    obs, _ = env.reset(seed=seed)
-    policy.reset(obs, env.tool_schemas())
-    for _ in range(max_steps):
-        action = policy.act(obs)
-        obs, reward, terminated, truncated, info = env.step(action)
-        policy.observe_result(info["tool_result"])
-        policy.observe_reward(reward)
-        yield Step(action, reward, terminated, truncated, info)
-        if terminated or truncated:
-            return
+
+    def __init__(self, env: Any, policy: Policy, seed: int, max_steps: int = 50_000) -> None:
+        self.env, self.policy, self.seed, self.max_steps = env, policy, seed, max_steps
+        self.end: str | None = None
+        self.instructions = ""
+
+    def __iter__(self) -> Iterator[Step]:
+        env, policy = self.env, self.policy
+        obs, info = env.reset(seed=self.seed)
+        self.instructions = str(info.get("instructions", ""))
+        policy.reset(obs, env.tool_schemas(), self.instructions)
+        self.end = "step_cap"
+        for _ in range(self.max_steps):
+            seen = obs
+            try:
+                action = policy.act(obs)
+            except StopEpisode as stop:
+                self.end = f"stopped: {stop.reason}"
+                return
+            obs, reward, terminated, truncated, info = env.step(action)
+            policy.observe_result(info["tool_result"])
+            policy.observe_reward(reward)
+            yield Step(action, reward, terminated, truncated, info, seen)
+            if terminated or truncated:
+                self.end = "terminated" if terminated else "truncated"
+                return
+
+
+def rollout(env: Any, policy: Policy, seed: int, max_steps: int = 50_000) -> Episode:
+    """``Episode(env, policy, seed, max_steps)``: iterate it for the steps; ``.end`` says why it ended."""
+    return Episode(env, policy, seed, max_steps)

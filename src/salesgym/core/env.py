@@ -127,6 +127,8 @@ class Family(Protocol[W, S]):
 
     def potential(self, state: S, world: W) -> float: ...
 
+    def instructions(self, world: W, invalid_action_limit: int) -> str: ...  # the task card (public facts only)
+
     def reward(
         self, ctx: Context[W, S], phi_before: float, phi_after: float, started: float, new: Sequence[Event]
     ) -> float:
@@ -292,7 +294,13 @@ class Environment(Generic[W, S]):
         ctx.emit("episode_started", "env", {"world": world.public()})
         self._phi = self.family.potential(self._state, world)
         self._last_obs = self.family.observe(ctx, None, self._log.since(0))
-        return self._last_obs, {"state_version": self._state.public_seq}
+        return self._last_obs, {"state_version": self._state.public_seq, "instructions": self.instructions()}
+
+    def instructions(self) -> str:
+        """The agent's task card for the current world: goal, rules, how the episode ends, how tools are
+        called. Built from public facts only; also in ``reset``'s ``info["instructions"]``."""
+        _, world = self._require()
+        return self.family.instructions(world, self.invalid_action_limit)
 
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         state, world = self._require()

@@ -115,7 +115,7 @@ class ToolSpec(Generic[A, C]):
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": self.json_schema(),
+                "parameters": openai_strict(self.json_schema()),
                 "strict": True,
             },
         }
@@ -163,6 +163,43 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
         return node
 
     return walk(raw)  # type: ignore[no-any-return]
+
+
+# The JSON Schema keywords OpenAI's strict mode documents as supported (Structured Outputs, "Supported
+# schemas"); anything else makes the endpoint refuse the tool. String lengths are not among them.
+OPENAI_STRICT_KEYWORDS = frozenset(
+    {
+        "type", "description", "properties", "required", "additionalProperties", "items", "enum", "const",
+        "anyOf", "$ref", "$defs", "pattern", "format", "multipleOf", "minimum", "maximum", "exclusiveMinimum",
+        "exclusiveMaximum", "minItems", "maxItems",
+    }
+)  # fmt: skip
+
+
+def openai_strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (a :func:`strict_schema`) cut to the keywords OpenAI's strict mode accepts.
+
+    String length limits leave the schema and join the field's description ("at most 40 characters"), so
+    a model still reads them; the parser keeps enforcing them (the MCP schema carries them as keywords).
+    """
+
+    def walk(node: Any, in_properties: bool = False) -> Any:
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        if in_properties:  # property names, not keywords
+            return {k: walk(v) for k, v in node.items()}
+        out = {k: walk(v, k == "properties") for k, v in node.items() if k in OPENAI_STRICT_KEYWORDS}
+        limits = [f"at least {node['minLength']}" if node.get("minLength", 0) > 1 else "",
+                  f"at most {node['maxLength']}" if "maxLength" in node else ""]  # fmt: skip
+        said = " and ".join(x for x in limits if x)
+        if said:
+            text = f"{said} characters"
+            out["description"] = f"{out['description'].rstrip('.')} ({text})" if out.get("description") else text
+        return out
+
+    return walk(schema)  # type: ignore[no-any-return]
 
 
 def _bounded_reason(reason: str) -> str:

@@ -157,6 +157,8 @@ def check_api(case: Case) -> None:
     obs, info = env.reset(seed=1)
     assert set(obs) == {"text", "data"} and isinstance(obs["text"], str) and isinstance(obs["data"], dict)
     assert isinstance(info["state_version"], int) and info["state_version"] == env.state_version
+    card = env.instructions()  # the task card: the same text reset hands over (the side-channel check compares
+    assert isinstance(card, str) and len(card) > 200 and info["instructions"] == card  # it across hidden twins)
     _jsonable(obs["data"])
     _jsonable(info)
     rng, drive = random.Random(0), case.driver(env)
@@ -248,8 +250,11 @@ def check_clone_independence(case: Case, seed: int = 3) -> None:
 
 
 def check_schemas(case: Case, seed: int = 2) -> None:
-    """Strict OpenAI function schemas, the same schemas as MCP tools, and every accepted call conforms."""
+    """Strict OpenAI function schemas in the keyword subset strict mode accepts, MCP tools with the same
+    schemas (plus the limits strict mode cannot say), and every accepted call conforms to both."""
     import jsonschema
+
+    from salesgym.core.tools import OPENAI_STRICT_KEYWORDS, openai_strict
 
     env = case.make()
     tools, mcp = env.tool_schemas(), env.mcp_tools()
@@ -259,29 +264,35 @@ def check_schemas(case: Case, seed: int = 2) -> None:
         assert tool["type"] == "function" and fn["strict"] is True
         assert isinstance(fn["description"], str) and len(fn["description"]) > 20
         jsonschema.Draft202012Validator.check_schema(fn["parameters"])
-        _check_strict_object(fn["parameters"], fn["name"])
-        assert other["inputSchema"] == fn["parameters"] and other["description"] == fn["description"]
+        _check_strict_object(fn["parameters"], fn["name"], OPENAI_STRICT_KEYWORDS)
+        jsonschema.Draft202012Validator.check_schema(other["inputSchema"])
+        assert openai_strict(other["inputSchema"]) == fn["parameters"] and other["description"] == fn["description"]
     env, played = play_random(case, seed, policy_seed=3, max_steps=200)
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
+    full = {t["name"]: t["inputSchema"] for t in mcp}
     accepted = [a for a, s in zip(played.actions, played.steps, strict=True) if s[4]["tool_result"]["status"] == "ok"]
     assert len(accepted) > 5
     for action in accepted:
         jsonschema.validate(action["args"], schemas[action["tool"]])
+        jsonschema.validate(action["args"], full[action["tool"]])
 
 
-def _check_strict_object(node: Any, where: str) -> None:
-    """OpenAI strict mode: every object lists all its properties as required and forbids others."""
+def _check_strict_object(node: Any, where: str, keywords: frozenset[str], names: bool = False) -> None:
+    """OpenAI strict mode: every object lists all its properties as required and forbids others, and only
+    the documented keywords appear (``names``: the node maps property names to schemas)."""
     if isinstance(node, dict):
-        if node.get("type") == "object":
-            assert "properties" in node, where
-            assert sorted(node["required"]) == sorted(node["properties"]), where
-            assert node["additionalProperties"] is False, where
-        assert "$ref" not in node and "$defs" not in node, where
+        if not names:
+            assert set(node) <= keywords, f"{where}: not in strict mode's subset: {sorted(set(node) - keywords)}"
+            if node.get("type") == "object":
+                assert "properties" in node, where
+                assert sorted(node["required"]) == sorted(node["properties"]), where
+                assert node["additionalProperties"] is False, where
+            assert "$ref" not in node and "$defs" not in node, where
         for key, value in node.items():
-            _check_strict_object(value, f"{where}.{key}")
+            _check_strict_object(value, f"{where}.{key}", keywords, names=not names and key == "properties")
     elif isinstance(node, list):
         for value in node:
-            _check_strict_object(value, where)
+            _check_strict_object(value, where, keywords)
 
 
 class _Raises:
@@ -419,7 +430,7 @@ def check_no_side_channel(case: Case, seed: int = 5, twins: int = 3) -> None:
         a, b = case.make(), case.make()
         view_a, view_b = a.start_world(env._world), b.start_world(hooks.hidden_variant(env._world, k))
         assert a.hidden_truth() != b.hidden_truth()
-        assert view_a == view_b, "the twins must start looking the same"
+        assert view_a == view_b, "the twins must start looking the same (observation, task card, info)"
         rng, drive = random.Random(k), case.driver(a)
         for _ in range(400):
             action = drive(a, rng)

@@ -8,6 +8,8 @@ waiting time that parallel deals would fill: a baseline for "capacity must be al
 
 from __future__ import annotations
 
+from typing import Any
+
 from salesgym.agents.territory.memory import Deal
 from salesgym.agents.territory.playbook import Move, Style
 from salesgym.agents.territory.seller import ScriptedSeller
@@ -19,8 +21,10 @@ class GreedySingle(ScriptedSeller):
     name = "greedy-single"
     style = Style(warm_economic_buyer=True, follow_up=True)
 
-    def reset(self, observation: dict, tool_schemas: list[dict]) -> None:  # type: ignore[type-arg]
-        super().reset(observation, tool_schemas)
+    def reset(
+        self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = ""
+    ) -> None:
+        super().reset(observation, tool_schemas, instructions)
         self.focus: str | None = None
         self.given_up: set[str] = set()
         self.progress: tuple[int, float] = (0, 0.0)  # (milestone, day it was reached)

@@ -38,8 +38,10 @@ class Gaming(ExpectedValue):
 
     every = 2
 
-    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
-        super().reset(observation, tool_schemas)
+    def reset(
+        self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = ""
+    ) -> None:
+        super().reset(observation, tool_schemas, instructions)
         self.turn = 0
         self.resume: tuple[float, Action] | None = None  # (when the honest wait ends, the wait)
         self.spent: dict[int, float] = {}  # week -> seller hours the gaming calls used
@@ -172,8 +174,10 @@ class BookingChurn(Gaming):
         return call("book_resource", opportunity_id=deal.id, resource=resource, hours=1.0, start_in_days=start,
                     cancel_booking_id=None)
 
-    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
-        super().reset(observation, tool_schemas)
+    def reset(
+        self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = ""
+    ) -> None:
+        super().reset(observation, tool_schemas, instructions)
         self.churned: dict[str, str] = {}  # booking -> deal, booked for show (the honest memory never sees them)
 
     def gaming_result(self, tool_result: dict[str, Any]) -> None:
@@ -201,8 +205,10 @@ class Truncation(ExpectedValue):
 class DropByReward(ExpectedValue):
     name = "ev+drop-by-reward"
 
-    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
-        super().reset(observation, tool_schemas)
+    def reset(
+        self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = ""
+    ) -> None:
+        super().reset(observation, tool_schemas, instructions)
         self.reward = 0.0
         self.ratios: dict[str, float] = {}  # deal -> reward of its first verified advance per unit public value
         self.suspect: list[str] = []

@@ -27,8 +27,10 @@ class ScriptedSeller(Policy):
     style = Style()
     weekly_reserve_h = 0.0  # seller hours a week it leaves unplanned (kept for other work)
 
-    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]]) -> None:
-        super().reset(observation, tool_schemas)
+    def reset(
+        self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = ""
+    ) -> None:
+        super().reset(observation, tool_schemas, instructions)
         self.mem = SellerMemory()
         self.book = self.make_playbook()
         self.refused: dict[str, float] = {}

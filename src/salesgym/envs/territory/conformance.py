@@ -35,6 +35,11 @@ NUMERIC_WHITELIST = frozenset({"now_hours", "time_cost", "hours", "se_hours", "s
                                "resource_cost", "territory", "discount_pct", "page", "pages", "total"})
 
 
+# the task card is built from the world's public facts and the contract alone (its tool costs can equal a
+# hidden number by chance); the side-channel check compares it across worlds that differ in hidden truth
+PUBLIC_TEXT_KEYS = frozenset({"instructions"})
+
+
 def number_pattern(value: float) -> re.Pattern[str]:
     return re.compile(rf"(?<![\d.]){re.escape(repr(value))}(?!\d)")
 
@@ -121,7 +126,7 @@ class LeakScanner:
                 self._scan_tree(v, where, key)
         elif isinstance(node, float) and key not in NUMERIC_WHITELIST:
             assert node not in self.numbers, f"hidden number {node} at {where}"
-        elif isinstance(node, str):
+        elif isinstance(node, str) and key not in PUBLIC_TEXT_KEYS:
             for pattern in self.patterns:
                 assert not pattern.search(node), f"hidden number {pattern.pattern} in {node!r} at {where}"
 

@@ -14,6 +14,7 @@ from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.calendar import week_of
 from salesgym.envs.territory.evidence import KINDS
 from salesgym.envs.territory.generator import ABLATIONS, WORLD_ABLATIONS, check_options, generate
+from salesgym.envs.territory.instructions import task_card
 from salesgym.envs.territory.reward import TRAINING_ABLATIONS, RewardConfig
 from salesgym.envs.territory.state import TerritoryState
 from salesgym.envs.territory.tools import TOOLS
@@ -70,6 +71,9 @@ class TerritoryRules:
 
     def potential(self, s: TerritoryState, world: TerritoryWorld) -> float:
         return reward.potential(self.reward_config, s, world)
+
+    def instructions(self, world: TerritoryWorld, invalid_action_limit: int) -> str:
+        return task_card(world.facts, invalid_action_limit)
 
     def reward(self, ctx: Ctx, phi_before: float, phi_after: float, started: float, new: Sequence[Event]) -> float:
         return reward.step_reward(self.reward_config, ctx.state, ctx.world, phi_before, phi_after, started, new)
