@@ -127,6 +127,8 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
 
     WORLD_ABLATIONS = WORLD_ABLATIONS  # change the world, so every policy's score: benchmark ablations
     TRAINING_ABLATIONS = TRAINING_ABLATIONS  # change only the reward: for training runs
+    # what a trajectory keeps of each observation's data (the portfolio view is in the text)
+    TRAJECTORY_DATA = ("time", "capacity_left", "milestone_counts", "inbox", "alerts", "episode")
 
     @staticmethod
     def scenario_catalogue() -> Mapping[str, Any]:
