@@ -36,14 +36,14 @@ def test_run_roundtrip_and_idempotent_ensure(tmp_path: Path) -> None:
 
 def test_resume_skips_finished_episodes(tmp_path: Path) -> None:
     db = tmp_path / "runs.sqlite"
-    wanted = [(p, t) for p in ("random", "expected-value") for t in ("t1", "t2", "t3")]
+    wanted = [(p, t, 0) for p in ("random", "expected-value") for t in ("t1", "t2", "t3")]
     with Store(db) as store:
         run = store.ensure_run(_run())
         store.record(run.id, _ep("random", "t1"))
         store.record(run.id, _ep("expected-value", "t2"))
     with Store(db) as store:  # a new process would reopen the file like this
         todo = store.pending("eval-abc", wanted)
-    assert ("random", "t1") not in todo and ("expected-value", "t2") not in todo
+    assert ("random", "t1", 0) not in todo and ("expected-value", "t2", 0) not in todo
     assert len(todo) == 4
 
 
@@ -51,8 +51,8 @@ def test_force_reruns_and_overwrites(tmp_path: Path) -> None:
     with Store(tmp_path / "r.sqlite") as store:
         run = store.ensure_run(_run())
         store.record(run.id, _ep("random", "t1", primary=1.0))
-        assert store.pending(run.id, [("random", "t1")]) == []
-        assert store.pending(run.id, [("random", "t1")], force=True) == [("random", "t1")]
+        assert store.pending(run.id, [("random", "t1", 0)]) == []
+        assert store.pending(run.id, [("random", "t1", 0)], force=True) == [("random", "t1", 0)]
         store.record(run.id, _ep("random", "t1", primary=2.0))
         eps = store.episodes(run.id)
         assert len(eps) == 1 and eps[0].metrics is not None and eps[0].metrics["primary"] == 2.0
@@ -62,8 +62,8 @@ def test_errors_are_finished_unless_retried(tmp_path: Path) -> None:
     with Store(tmp_path / "r.sqlite") as store:
         run = store.ensure_run(_run())
         store.record(run.id, _ep("random", "t1", status="error"))
-        assert store.pending(run.id, [("random", "t1")]) == []
-        assert store.pending(run.id, [("random", "t1")], retry_errors=True) == [("random", "t1")]
+        assert store.pending(run.id, [("random", "t1", 0)]) == []
+        assert store.pending(run.id, [("random", "t1", 0)], retry_errors=True) == [("random", "t1", 0)]
 
 
 def test_unknown_run_and_status_are_clear_errors(tmp_path: Path) -> None:

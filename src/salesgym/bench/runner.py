@@ -1,8 +1,12 @@
-"""Play benchmark episodes (policy x territory) on a local process pool or as Ray tasks.
+"""Play benchmark episodes (policy x territory x trial) on a local process pool or as Ray tasks.
 
-An episode is a pure function of its :class:`EpisodeSpec` (territory spec + policy name + ablation), so
-every backend returns the same records; only wall time differs. The main process alone writes to the
-store, one committed row per finished episode, which is what makes interrupted runs resumable.
+An episode is a pure function of its :class:`EpisodeSpec` (territory spec + policy spec + trial + ablation),
+so every backend returns the same records; only wall time differs. The main process alone writes to the
+store, one committed row (with its trajectory) per finished episode, which is what makes interrupted runs
+resumable.
+
+Trials: the world is always the territory's (its seed); trial ``k`` changes only the policy's seed,
+:func:`trial_seed`. Trial 0 seeds the policy with the territory seed, as runs without trials always did.
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from salesgym.agents.base import PolicySuite
-from salesgym.bench.splits import ENV_ID, Manifest, Territory, locked_message
-from salesgym.bench.store import PRIVATE_KEY, EpisodeRecord, RunRecord, Store
+from salesgym.bench.policyspec import BUILTIN, PolicySpec
+from salesgym.bench.splits import ENV_ID, SEED_LIMIT, Manifest, Territory, locked_message
+from salesgym.bench.store import PRIVATE_KEY, EpisodeRecord, RunRecord, Store, encode_trajectory
 
 DEFAULT_MAX_STEPS = 20_000
 BACKENDS = ("local", "ray")
@@ -81,14 +86,43 @@ def validate_ablation(name: str | None, env_id: str = ENV_ID) -> str | None:
 
 
 # -- one episode -----------------------------------------------------------------------------------
+def trial_seed(territory_seed: int, trial: int) -> int:
+    """The policy's seed in trial ``trial``: the territory seed for trial 0 (what every run before trials
+    used), else a hash of both, cut to 63 bits (random-looking, reproducible, unrelated across trials)."""
+    if trial == 0:
+        return territory_seed
+    digest = hashlib.sha256(f"salesgym/trial-seed/v1:{territory_seed}:{trial}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % SEED_LIMIT
+
+
 @dataclass(frozen=True, slots=True)
 class EpisodeSpec:
-    """Everything that determines an episode (picklable, sent to workers)."""
+    """Everything that determines an episode (picklable, sent to workers).
+
+    ``policy`` is the name the store and leaderboard use; ``build`` says how to build it (None: the registered
+    policy of that name). ``private``: the split is private, so the trajectory leaves the seeds out.
+    """
 
     policy: str
     territory: Territory
     ablation: str | None = None
     max_steps: int = DEFAULT_MAX_STEPS
+    trial: int = 0
+    build: PolicySpec | None = None
+    private: bool = False
+
+    @property
+    def policy_spec(self) -> PolicySpec:
+        return self.build if self.build is not None else PolicySpec.builtin(self.policy)
+
+    @property
+    def policy_seed(self) -> int:
+        return trial_seed(self.territory.seed, self.trial)
+
+    def failed(self, error: str, wall_s: float = 0.0, steps: int = 0, tool_calls: int = 0) -> EpisodeRecord:
+        """The record of an episode that could not be played to its end."""
+        t = self.territory
+        return EpisodeRecord(self.policy, t.id, t.seed, "error", None, wall_s, steps, tool_calls, error, self.trial)
 
 
 def _jsonable(obj: Any) -> Any:
@@ -120,31 +154,40 @@ def make_env(territory: Territory, ablation: str | None) -> Any:
     return salesgym.make(ENV_ID, **kwargs)
 
 
+def _status(end: str | None) -> str:
+    if end is not None and end.startswith("stopped"):
+        return "stopped"
+    return "step_cap" if end == "step_cap" else "ok"
+
+
 def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
-    """Play one episode to its end (or the step cap); never raises: failures become ``status="error"``."""
+    """Play one episode to its end (or the step cap), recording its trajectory; never raises: failures become
+    ``status="error"``."""
+    from salesgym.agents.base import Episode
+    from salesgym.agents.trajectory import Recorder
+
     t = spec.territory
     start = time.perf_counter()
     steps = 0
     tool_calls = 0
     try:
-        from salesgym.agents import make_policy
-        from salesgym.agents.base import rollout
-
         env = make_env(t, spec.ablation)
         env.reset(seed=t.seed)  # the oracle's hidden truth is read before its episode starts (operator side)
-        hidden = env.hidden_truth() if spec.policy in policy_suite().reference else None
-        policy = make_policy(spec.policy, seed=t.seed, hidden_truth=hidden)
-        ended = False
+        build = spec.policy_spec
+        reference = build.kind == BUILTIN and spec.policy in policy_suite().reference
+        policy = build.build(spec.policy_seed, env.hidden_truth() if reference else None)
+        episode = Episode(env, policy, t.seed, spec.max_steps)
+        seeds = {} if spec.private else {"policy_seed": spec.policy_seed}
+        recorder = Recorder(episode, env_id=ENV_ID, policy=spec.policy, territory=t.id, trial=spec.trial, **seeds)
         episode_return = 0.0
         reward_by_tool: dict[str, float] = {}  # which mechanism the reward came through, step by step
-        for step in rollout(env, policy, t.seed, spec.max_steps):
+        for step in recorder:
             steps += 1
             episode_return += step.reward
             tool = str(step.action.get("tool")) if isinstance(step.action, dict) else "?"
             reward_by_tool[tool] = reward_by_tool.get(tool, 0.0) + step.reward
             if step.info.get("tool_result", {}).get("status") != "error":
                 tool_calls += 1
-            ended = step.terminated or step.truncated
         metrics = _jsonable(
             {
                 **env.score(),
@@ -152,21 +195,27 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
                 "reward_by_tool": {k: round(v, 6) for k, v in sorted(reward_by_tool.items())},
             }
         )
-        status = "ok" if ended else "step_cap"
-        return EpisodeRecord(spec.policy, t.id, t.seed, status, metrics, time.perf_counter() - start, steps, tool_calls)
-    except Exception as err:  # an episode failure is data, not a crash of the whole benchmark
-        tb = traceback.format_exc(limit=6)
+        trajectory = _jsonable(recorder.trajectory)
+        if spec.private:  # a private split's seed rebuilds its world: it stays with the episode row only
+            trajectory["seed"] = None
+        record = _jsonable(trajectory.get("totals") or {})
         return EpisodeRecord(
             spec.policy,
             t.id,
             t.seed,
-            "error",
-            None,
+            _status(episode.end),
+            metrics,
             time.perf_counter() - start,
             steps,
             tool_calls,
-            f"{type(err).__name__}: {err}\n{tb}"[-4000:],
+            trial=spec.trial,
+            end=episode.end,
+            policy_record=record if isinstance(record, dict) else {"value": record},
+            trajectory=encode_trajectory(trajectory),
         )
+    except Exception as err:  # an episode failure is data, not a crash of the whole benchmark
+        tb = traceback.format_exc(limit=6)
+        return spec.failed(f"{type(err).__name__}: {err}\n{tb}"[-4000:], time.perf_counter() - start, steps, tool_calls)
 
 
 # -- backends --------------------------------------------------------------------------------------
@@ -259,8 +308,7 @@ def _result_or_error(fut: Future[EpisodeRecord], spec: EpisodeSpec) -> EpisodeRe
     try:
         return fut.result()
     except Exception as err:  # a worker died (e.g. out of memory): record it, keep going
-        t = spec.territory
-        return EpisodeRecord(spec.policy, t.id, t.seed, "error", None, 0.0, 0, 0, f"worker failed: {err!r}")
+        return spec.failed(f"worker failed: {err!r}")
 
 
 @dataclass(slots=True)
@@ -286,18 +334,7 @@ class RayBackend:
                     try:
                         yield ray.get(ref)
                     except Exception as err:
-                        s = refs[ref]
-                        yield EpisodeRecord(
-                            s.policy,
-                            s.territory.id,
-                            s.territory.seed,
-                            "error",
-                            None,
-                            0.0,
-                            0,
-                            0,
-                            f"ray task failed: {err!r}",
-                        )
+                        yield refs[ref].failed(f"ray task failed: {err!r}")
         finally:
             if started_here:
                 ray.shutdown()
@@ -361,6 +398,8 @@ class RunConfig:
     training: tuple[tuple[str, str], ...] = ()
     code: str = ""  # code_fingerprint() of the run's source
     private: bool = False  # a private split: exports leave its derived seeds out
+    trials: int = 1
+    agents: tuple[PolicySpec, ...] = ()  # the policies that are not registered ones (--agent, --policy llm)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -375,6 +414,10 @@ class RunConfig:
         }
         if self.private:  # only then: public runs keep the ids they always had
             out[PRIVATE_KEY] = True
+        if self.trials != 1:  # likewise
+            out["trials"] = self.trials
+        if self.agents:
+            out["agents"] = {a.name: a.to_dict() for a in self.agents}
         return out
 
     def run_id(self, package_version: str) -> str:
@@ -399,6 +442,7 @@ def package_version() -> str:
 
 
 RESULT_CODE_EXCLUDE = ("bench/", "serve/", "adapters/", "cli.py", "demo.py")
+RESULT_CODE_KEEP = ("bench/runner.py", "bench/policyspec.py")  # how episodes are played and policies built
 
 
 def code_fingerprint() -> str:
@@ -411,7 +455,7 @@ def code_fingerprint() -> str:
     digest = hashlib.sha256()
     for path in sorted(pkg.rglob("*.py")):
         rel = path.relative_to(pkg).as_posix()
-        if rel.startswith(RESULT_CODE_EXCLUDE) and rel != "bench/runner.py":
+        if rel.startswith(RESULT_CODE_EXCLUDE) and rel not in RESULT_CODE_KEEP:
             continue
         digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
@@ -446,37 +490,65 @@ class RunOutcome:
     skipped: int
 
 
+PolicyLike = str | PolicySpec
+
+
+def _specs(policies: Sequence[PolicyLike]) -> list[PolicySpec]:
+    """Policy names and specs as specs, deduplicated by name in the given order."""
+    out: dict[str, PolicySpec] = {}
+    for p in policies:
+        spec = PolicySpec.builtin(p) if isinstance(p, str) else p
+        out.setdefault(spec.name, spec)
+    return list(out.values())
+
+
 def plan(
-    manifest: Manifest, policies: Sequence[str], episodes: int | None, ablation: str | None, max_steps: int
+    manifest: Manifest,
+    policies: Sequence[PolicyLike],
+    episodes: int | None,
+    ablation: str | None,
+    max_steps: int,
+    trials: int = 1,
 ) -> tuple[RunConfig, list[EpisodeSpec]]:
     if episodes is not None and episodes < 1:
         raise BenchError(f"--episodes must be >= 1, got {episodes}")
+    if trials < 1:
+        raise BenchError(f"--trials must be >= 1, got {trials}")
     if manifest.locked:
         raise BenchError(f"{manifest.path or manifest.name}: {locked_message(manifest.name)}")
     territories = manifest.limited(episodes)
+    specs = _specs(policies)
     config = RunConfig(
         split=manifest.name,
         split_sha256=manifest.sha256,
-        policies=tuple(policies),
+        policies=tuple(s.name for s in specs),
         territories=tuple(t.id for t in territories),
         ablation=ablation,
         max_steps=max_steps,
         code=code_fingerprint(),
         private=manifest.private,
+        trials=trials,
+        agents=tuple(s for s in specs if s.kind != BUILTIN),
     )
-    specs = [EpisodeSpec(p, t, ablation, max_steps) for p in policies for t in territories]
-    return config, specs
+    episodes_ = [
+        EpisodeSpec(s.name, t, ablation, max_steps, k, None if s.kind == BUILTIN else s, manifest.private)
+        for s in specs
+        for t in territories
+        for k in range(trials)
+    ]
+    return config, episodes_
 
 
 def run_benchmark(
     store: Store,
     manifest: Manifest,
-    policies: Sequence[str],
+    policies: Sequence[PolicyLike],
     backend: Backend,
     *,
     episodes: int | None = None,
     ablation: str | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    trials: int = 1,
     force: bool = False,
     retry_errors: bool = False,
     on_plan: Callable[[int, int], None] | None = None,
@@ -484,9 +556,10 @@ def run_benchmark(
 ) -> RunOutcome:
     """Create or resume the run for this configuration and play only the missing episodes.
 
-    ``on_plan(to_play, already_done)`` is called once before playing; ``on_result`` after each episode.
+    ``policies`` are registered names or :class:`PolicySpec` s. ``on_plan(to_play, already_done)`` is called
+    once before playing; ``on_result`` after each episode.
     """
-    config, specs = plan(manifest, policies, episodes, ablation, max_steps)
+    config, specs = plan(manifest, policies, episodes, ablation, max_steps, trials)
     version = package_version()
     run = store.ensure_run(
         RunRecord(
@@ -500,10 +573,9 @@ def run_benchmark(
             git_revision=git_revision(),
         )
     )
-    todo_keys = set(
-        store.pending(run.id, ((s.policy, s.territory.id) for s in specs), force=force, retry_errors=retry_errors)
-    )
-    todo = [s for s in specs if (s.policy, s.territory.id) in todo_keys]
+    keys = ((s.policy, s.territory.id, s.trial) for s in specs)
+    todo_keys = set(store.pending(run.id, keys, force=force, retry_errors=retry_errors))
+    todo = [s for s in specs if (s.policy, s.territory.id, s.trial) in todo_keys]
     if on_plan is not None:
         on_plan(len(todo), len(specs) - len(todo))
     for record in backend.run(todo):

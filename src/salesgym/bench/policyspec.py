@@ -1,0 +1,211 @@
+"""Which policy plays an episode, as a small picklable value the workers build the policy from.
+
+A :class:`PolicySpec` is one of three kinds:
+
+- ``builtin``: a registered policy by name (``--policy expected-value``), built with
+  ``salesgym.agents.make_policy(name, seed, hidden_truth)``;
+- ``agent``: any class or factory with the policy interface (``--agent mypkg.agents:MySeller``);
+- ``llm``: the language-model policy with its configuration (``--policy llm --model M --base-url U``), built
+  as ``salesgym.agents.llm.LLMPolicy(seed, LLMConfig(**config))``.
+
+The agent contract (docs/benchmark.md, "Your own agent"): ``module:attr`` names a class or a factory that is
+called with one positional argument, the episode's policy seed (an int), ``attr(seed)``, and returns an object
+with ``reset(observation, tool_schemas, instructions)`` and ``act(observation) -> action``; it may have
+``observe_result(tool_result)``, ``observe_reward(reward)``, ``turn_record()`` and ``episode_record()``
+(subclassing :class:`salesgym.agents.Policy` gives them all). Its leaderboard name is the built object's
+``name`` attribute when it sets one, else ``module:attr``. :func:`resolve_agent` checks all of this in the
+main process (it builds the agent once, with seed 0) before any episode runs; workers import the module by
+its path, with the directory the benchmark was started from on ``sys.path`` (so an agent in the current
+directory works, like ``python -m``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BUILTIN, AGENT, LLM = "builtin", "agent", "llm"
+LLM_NAME = "llm"
+LLM_INSTALL = "pip install 'salesgym[llm]'"
+MAX_NAME = 80
+_INHERITED_NAME = "policy"  # salesgym.agents.Policy.name: a subclass that did not choose a name
+
+
+class PolicySpecError(Exception):
+    """An ``--agent`` or ``--policy llm`` that cannot be used; the message is one line for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class PolicySpec:
+    """How to build one policy in a worker. ``name`` is what the leaderboard and the store call it."""
+
+    kind: str
+    name: str
+    target: str = ""  # module:attr of an agent
+    config: str = ""  # an llm policy's configuration, canonical JSON text (hashable, picklable)
+    source_sha256: str = ""  # an agent's module source: part of the run id, so editing the agent starts a new run
+    path: str = ""  # directory put on sys.path before importing an agent (not part of the run id)
+
+    @classmethod
+    def builtin(cls, name: str) -> PolicySpec:
+        return cls(BUILTIN, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What identifies the policy in a run's configuration (and so in its id)."""
+        out: dict[str, Any] = {"kind": self.kind, "name": self.name}
+        if self.target:
+            out["target"] = self.target
+        if self.config:
+            out["config"] = json.loads(self.config)
+        if self.source_sha256:
+            out["source_sha256"] = self.source_sha256
+        return out
+
+    def build(self, seed: int, hidden_truth: dict[str, Any] | None = None) -> Any:
+        """A fresh policy for one episode (called in the worker)."""
+        if self.kind == BUILTIN:
+            from salesgym.agents import make_policy
+
+            return make_policy(self.name, seed=seed, hidden_truth=hidden_truth)
+        if self.kind == AGENT:
+            return with_optional_methods(_import_target(self.target, self.path)(seed))
+        if self.kind == LLM:
+            config_cls, policy_cls = _llm_classes()
+            return policy_cls(seed, config_cls(**json.loads(self.config)))
+        raise PolicySpecError(f"unknown policy kind {self.kind!r}")
+
+
+# -- agents ----------------------------------------------------------------------------------------
+OPTIONAL = ("observe_result", "observe_reward", "turn_record", "episode_record")
+
+
+class _Completed:
+    """An agent that lacks some optional method of the interface, with the default (do nothing, no record)."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name = getattr(agent, "name", type(agent).__name__)
+
+    def reset(self, observation: Any, tool_schemas: Any, instructions: str = "") -> None:
+        self.agent.reset(observation, tool_schemas, instructions)
+
+    def act(self, observation: Any) -> Any:
+        return self.agent.act(observation)
+
+    def observe_result(self, tool_result: Any) -> None:
+        method = getattr(self.agent, "observe_result", None)
+        if callable(method):
+            method(tool_result)
+
+    def observe_reward(self, reward: float) -> None:
+        method = getattr(self.agent, "observe_reward", None)
+        if callable(method):
+            method(reward)
+
+    def turn_record(self) -> Any:
+        method = getattr(self.agent, "turn_record", None)
+        return method() if callable(method) else None
+
+    def episode_record(self) -> Any:
+        method = getattr(self.agent, "episode_record", None)
+        return method() if callable(method) else {}
+
+
+def with_optional_methods(agent: Any) -> Any:
+    """The agent itself when it has the whole interface, else wrapped so the episode loop can call every hook."""
+    return agent if all(callable(getattr(agent, m, None)) for m in OPTIONAL) else _Completed(agent)
+
+
+def _split_target(target: str) -> tuple[str, str]:
+    module, sep, attr = target.partition(":")
+    if not sep or not module or not attr or ":" in attr:
+        raise PolicySpecError(
+            f"--agent {target!r}: expected module:Class or module:factory (e.g. mypkg.agents:MySeller)"
+        )
+    return module, attr
+
+
+def _import_target(target: str, path: str = "") -> Any:
+    module_name, attr = _split_target(target)
+    if path and path not in sys.path:
+        sys.path.insert(0, path)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        missing = f" ({err})" if err.name != module_name else ""
+        raise PolicySpecError(f"--agent {target}: cannot import module {module_name!r}{missing}") from err
+    except Exception as err:  # the agent's own module failed while importing
+        reason = f"{type(err).__name__}: {err}"
+        raise PolicySpecError(f"--agent {target}: importing {module_name!r} failed: {reason}") from err
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise PolicySpecError(f"--agent {target}: module {module_name!r} has no attribute {attr!r}") from None
+
+
+def _source_sha256(target: str) -> str:
+    module = sys.modules.get(_split_target(target)[0])
+    try:
+        source = inspect.getsourcefile(module) if module is not None else None
+        return hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16] if source else ""
+    except (OSError, TypeError):
+        return ""
+
+
+def _check_name(name: str, target: str) -> str:
+    if not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+        raise PolicySpecError(
+            f"--agent {target}: its name {name[:MAX_NAME]!r} must be 1-{MAX_NAME} printable characters"
+        )
+    return name
+
+
+def resolve_agent(target: str, path: str | None = None) -> PolicySpec:
+    """Import, build once (seed 0) and check an ``--agent module:attr``; a :class:`PolicySpecError` otherwise."""
+    where = os.getcwd() if path is None else path
+    obj = _import_target(target, where)
+    if not callable(obj):
+        raise PolicySpecError(
+            f"--agent {target}: is a {type(obj).__name__}, not a class or a factory (called as {target}(seed))"
+        )
+    try:
+        built = obj(0)
+    except Exception as err:
+        raise PolicySpecError(f"--agent {target}: {target}(seed) raised {type(err).__name__}: {err}") from err
+    missing = [m for m in ("reset", "act") if not callable(getattr(built, m, None))]
+    if missing:
+        raise PolicySpecError(
+            f"--agent {target}: built a {type(built).__name__} without {' and '.join(f'{m}()' for m in missing)}; an "
+            "agent needs reset(observation, tool_schemas, instructions) and act(observation)"
+        )
+    name = getattr(built, "name", None)
+    if not isinstance(name, str) or name == _INHERITED_NAME:
+        name = target
+    return PolicySpec(AGENT, _check_name(name, target), target=target, source_sha256=_source_sha256(target), path=where)
+
+
+# -- the language-model policy ---------------------------------------------------------------------
+def _llm_classes() -> tuple[Any, Any]:
+    try:
+        from salesgym.agents.llm import LLMConfig, LLMPolicy
+    except ImportError as err:
+        raise PolicySpecError(f"--policy llm needs the language-model policy: {LLM_INSTALL} ({err})") from err
+    return LLMConfig, LLMPolicy
+
+
+def resolve_llm(options: dict[str, Any]) -> PolicySpec:
+    """``--policy llm``: build ``LLMConfig(**options)`` here, so a bad option fails before any episode."""
+    config_cls, _ = _llm_classes()
+    try:
+        config = config_cls(**options)
+    except (TypeError, ValueError) as err:
+        raise PolicySpecError(f"--policy llm: {err}") from err
+    data = config.to_dict() if hasattr(config, "to_dict") else dict(options)
+    return PolicySpec(LLM, LLM_NAME, config=json.dumps(data, sort_keys=True, default=str))
