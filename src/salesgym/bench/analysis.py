@@ -1,7 +1,13 @@
-"""Turn a run's episodes into the numbers a leaderboard shows (shared by the CLI table and the reports)."""
+"""Turn a run's episodes into the numbers a leaderboard shows (shared by the CLI table and the reports).
+
+With several trials per territory (``bench --trials K``) every per-territory figure is the mean over the
+territory's trials, so the bootstrap still resamples territories; the spread across trials and the pass^k
+reliability (:func:`reliability`) come from the individual trials.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +28,8 @@ SECONDARY = (
 DEFAULT_ANCHOR = "expected-value"
 DEFAULT_REFERENCE = ("oracle",)
 DEFAULT_FLOORS = ("idle", "random")
+DEFAULT_PASS_THRESHOLD = 0.5  # pass^k: every trial's normalised score at least this (half-way floor -> reference)
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cached_tokens")
 MILESTONE_ORDER = (
     "identified",
     "engaged",
@@ -48,6 +56,9 @@ class PolicyRow:
     normalised: stats.Summary | None  # per-territory normalised score, summarised over territories
     vs_anchor: stats.PairedDifference | None
     vs_anchor_closed: stats.PairedDifference | None
+    trials: int = 1  # the most trials any territory has for this policy
+    spread: float | None = None  # mean over territories of the std of the normalised score across trials
+    pass_k: float | None = None  # share of territories where every trial reached the pass threshold
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +68,23 @@ class FailureModes:
     errors: int
     invalid_actions: int
     violations: Mapping[str, int]
+    stopped: int = 0  # the policy gave up (StopEpisode: a budget, an endpoint that stayed down)
+
+
+@dataclass(frozen=True, slots=True)
+class Prices:
+    """Dollars per million tokens. Cached prompt tokens cost ``cached`` (``input`` when not given); the rest of
+    the prompt ``input``; completions ``output``."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cached: float | None = None
+
+    def episode_cost(self, usage: Mapping[str, float]) -> float:
+        prompt, completion, cached = (float(usage.get(k, 0.0)) for k in USAGE_KEYS)
+        cached = min(cached, prompt)  # the endpoint's prompt_tokens include the cached ones
+        cached_price = self.input if self.cached is None else self.cached
+        return ((prompt - cached) * self.input + cached * cached_price + completion * self.output) / 1e6
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +95,11 @@ class Cost:
     steps_mean: float
     tool_calls_total: int
     steps_per_s: float
+    usage_episodes: int = 0  # episodes whose policy reported token usage
+    tokens_mean: Mapping[str, float] | None = None  # per episode, over those: prompt / completion / cached
+    tokens_total: Mapping[str, float] | None = None
+    cost_mean: float | None = None  # dollars per episode (given prices)
+    cost_total: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +132,14 @@ class Analysis:
     anchor: str = DEFAULT_ANCHOR
     normalisation: str = ""  # how the normalised score was made here, in words
     notes: list[str] = field(default_factory=list)
+    trials: int = 1  # the most trials of any policy on any territory
+    pass_threshold: float = DEFAULT_PASS_THRESHOLD
+    ends: dict[str, dict[str, int]] = field(default_factory=dict)  # policy -> how its episodes ended -> count
+    prices: Prices | None = None
+
+    @property
+    def has_usage(self) -> bool:
+        return any(c.usage_episodes for c in self.costs.values())
 
 
 def ranked(rows: Sequence[PolicyRow], reference_label: str) -> list[tuple[str, PolicyRow]]:
@@ -125,15 +166,29 @@ def _num(value: Any) -> float | None:
     return None
 
 
-def metric_by_territory(episodes: Sequence[EpisodeRecord], policy: str, key: str) -> dict[str, float]:
-    out: dict[str, float] = {}
+def metric_by_episode(episodes: Sequence[EpisodeRecord], policy: str, key: str) -> dict[tuple[str, int], float]:
+    """``(territory_id, trial) -> metric`` for one policy's episodes that have it."""
+    out: dict[tuple[str, int], float] = {}
     for ep in episodes:
         if ep.policy != policy or ep.metrics is None:
             continue
         v = _num(ep.metrics.get(key))
         if v is not None:
-            out[ep.territory_id] = v
+            out[(ep.territory_id, ep.trial)] = v
     return out
+
+
+def by_territory(values: Mapping[tuple[str, int], float]) -> dict[str, float]:
+    """Per-trial values averaged per territory."""
+    groups: dict[str, list[float]] = {}
+    for (tid, _), v in values.items():
+        groups.setdefault(tid, []).append(v)
+    return {tid: sum(vs) / len(vs) for tid, vs in groups.items()}
+
+
+def metric_by_territory(episodes: Sequence[EpisodeRecord], policy: str, key: str) -> dict[str, float]:
+    """``territory_id -> metric``, the mean over the territory's trials."""
+    return by_territory(metric_by_episode(episodes, policy, key))
 
 
 def _summary(values: Mapping[str, float]) -> stats.Summary | None:
@@ -185,14 +240,49 @@ def failures(episodes: Sequence[EpisodeRecord], policy: str) -> FailureModes:
         errors=sum(e.status == "error" for e in mine),
         invalid_actions=invalid,
         violations=dict(sorted(violations.items())),
+        stopped=sum(e.status == "stopped" for e in mine),
     )
 
 
-def cost(episodes: Sequence[EpisodeRecord], policy: str) -> Cost:
+def end_of(ep: EpisodeRecord) -> str:
+    """How an episode ended: the recorded reason, else (runs from before it was recorded) what its status and
+    score say."""
+    if ep.status == "error":
+        return "error"
+    if ep.end:
+        return ep.end
+    if ep.status == "step_cap":
+        return "step_cap"
+    return "truncated" if (ep.metrics or {}).get("truncated") else "terminated"
+
+
+def ends(episodes: Sequence[EpisodeRecord], policy: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for ep in episodes:
+        if ep.policy == policy:
+            counts[end_of(ep)] = counts.get(end_of(ep), 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def usage_of(ep: EpisodeRecord) -> dict[str, float] | None:
+    """The token usage the policy reported for the episode (``episode_record()["usage"]``), or None."""
+    usage = (ep.policy_record or {}).get("usage")
+    if not isinstance(usage, Mapping):
+        return None
+    found = {k: _num(usage.get(k)) for k in USAGE_KEYS}
+    if all(v is None for v in found.values()):
+        return None
+    return {k: v or 0.0 for k, v in found.items()}
+
+
+def cost(episodes: Sequence[EpisodeRecord], policy: str, prices: Prices | None = None) -> Cost:
     mine = [e for e in episodes if e.policy == policy]
     n = len(mine)
     wall = sum(e.wall_s for e in mine)
     steps = sum(e.steps for e in mine)
+    usages = [u for u in map(usage_of, mine) if u is not None]
+    totals = {k: sum(u[k] for u in usages) for k in USAGE_KEYS} if usages else None
+    dollars = [prices.episode_cost(u) for u in usages] if prices is not None and usages else None
     return Cost(
         episodes=n,
         wall_s_total=wall,
@@ -200,6 +290,11 @@ def cost(episodes: Sequence[EpisodeRecord], policy: str) -> Cost:
         steps_mean=steps / n if n else 0.0,
         tool_calls_total=sum(e.tool_calls for e in mine),
         steps_per_s=steps / wall if wall > 0 else 0.0,
+        usage_episodes=len(usages),
+        tokens_mean={k: v / len(usages) for k, v in totals.items()} if totals else None,
+        tokens_total=totals,
+        cost_mean=sum(dollars) / len(dollars) if dollars else None,
+        cost_total=sum(dollars) if dollars else None,
     )
 
 
@@ -278,36 +373,70 @@ def exploit_check(
     return results, verdict
 
 
-def normalised_by_territory(
+def normalised_by_episode(
     episodes: Sequence[EpisodeRecord], policy: str, floors: Sequence[str], tops: Sequence[str]
-) -> dict[str, float]:
-    """Per territory: (primary − floor) / (top − floor), where the floor is the best of the ``floors``
-    policies there (do-nothing and random) and the top is the reference (oracle) there, or the territory's
-    ceiling when no reference ran. Territories where the top is not above the floor are left out."""
-    mine = metric_by_territory(episodes, policy, PRIMARY)
+) -> dict[tuple[str, int], float]:
+    """Per episode (territory, trial): (primary − floor) / (top − floor), where the floor is the best of the
+    ``floors`` policies on that territory (do-nothing and random; each its mean over trials) and the top is the
+    reference (oracle) there, or the territory's ceiling when no reference ran. Territories where the top is
+    not above the floor are left out."""
+    mine = metric_by_episode(episodes, policy, PRIMARY)
     floor_by = [metric_by_territory(episodes, f, PRIMARY) for f in floors]
     top_by = next((t for t in (metric_by_territory(episodes, r, PRIMARY) for r in tops) if t), None)
     ceiling = metric_by_territory(episodes, policy, "primary_ceiling")
-    out: dict[str, float] = {}
-    for tid, p in mine.items():
+    out: dict[tuple[str, int], float] = {}
+    for (tid, trial), p in mine.items():
         lows = [f[tid] for f in floor_by if tid in f]
         top = top_by.get(tid) if top_by is not None else ceiling.get(tid)
         if not lows or top is None:
             continue
         norm = stats.normalised_score(p, max(lows), top)
         if norm is not None and top > max(lows):
-            out[tid] = norm
+            out[(tid, trial)] = norm
     return out
+
+
+def normalised_by_territory(
+    episodes: Sequence[EpisodeRecord], policy: str, floors: Sequence[str], tops: Sequence[str]
+) -> dict[str, float]:
+    """:func:`normalised_by_episode` averaged over each territory's trials."""
+    return by_territory(normalised_by_episode(episodes, policy, floors, tops))
+
+
+def reliability(
+    values: Mapping[tuple[str, int], float], trials: int, threshold: float
+) -> tuple[float | None, float | None]:
+    """(spread, pass^k) of per-trial scores: spread is the mean over territories of the standard deviation
+    across their trials (territories with two or more); pass^k is the share of territories where all
+    ``trials`` trials scored at least ``threshold`` (a territory with a trial missing, e.g. an error, fails)."""
+    groups: dict[str, list[float]] = {}
+    for (tid, _), v in values.items():
+        groups.setdefault(tid, []).append(v)
+    if not groups:
+        return None, None
+    stds = [_std(vs) for vs in groups.values() if len(vs) > 1]
+    passed = sum(len(vs) >= trials and min(vs) >= threshold for vs in groups.values())
+    return (sum(stds) / len(stds) if stds else None), passed / len(groups)
+
+
+def _std(values: Sequence[float]) -> float:
+    m = sum(values) / len(values)
+    return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
 
 
 def analyse(
     episodes: Sequence[EpisodeRecord],
     policies: Sequence[str] | None = None,
     suite: Any | None = None,
+    *,
+    pass_threshold: float = DEFAULT_PASS_THRESHOLD,
+    prices: Prices | None = None,
 ) -> Analysis:
     """Leaderboard rows ranked by the normalised score (raw primary where it cannot be made), funnels,
-    failure modes, costs and the exploit check. ``suite`` is the family's ``PolicySuite`` (anchor, references,
-    floors, probes and their twins); without it the documented defaults apply and no probe is checked."""
+    failure modes, episode ends, costs (tokens, and dollars given ``prices``), the trials' spread and pass^k
+    (at ``pass_threshold``) and the exploit check. ``suite`` is the family's ``PolicySuite`` (anchor,
+    references, floors, probes and their twins); without it the documented defaults apply and no probe is
+    checked."""
     names = list(policies) if policies is not None else sorted({e.policy for e in episodes})
     anchor = suite.anchor if suite is not None else DEFAULT_ANCHOR
     reference = tuple(suite.reference) if suite is not None else DEFAULT_REFERENCE
@@ -325,11 +454,14 @@ def analyse(
     )
     anchor_primary = metric_by_territory(episodes, anchor, PRIMARY)
     anchor_closed = metric_by_territory(episodes, anchor, "closed_value")
+    trials = max((e.trial + 1 for e in episodes), default=1)
     rows: list[PolicyRow] = []
     for p in names:
         prim = metric_by_territory(episodes, p, PRIMARY)
         closed = metric_by_territory(episodes, p, "closed_value")
-        norm = normalised_by_territory(episodes, p, present_floors, tops) if present_floors else {}
+        per_trial = normalised_by_episode(episodes, p, present_floors, tops) if present_floors else {}
+        norm = by_territory(per_trial)
+        spread, pass_k = reliability(per_trial, trials, pass_threshold) if trials > 1 else (None, None)
         rows.append(
             PolicyRow(
                 policy=p,
@@ -343,6 +475,9 @@ def analyse(
                 normalised=_summary(norm),
                 vs_anchor=_paired(prim, anchor_primary) if p != anchor else None,
                 vs_anchor_closed=_paired(closed, anchor_closed) if p != anchor else None,
+                trials=max((e.trial + 1 for e in episodes if e.policy == p), default=1),
+                spread=spread,
+                pass_k=pass_k,
             )
         )
 
@@ -358,12 +493,16 @@ def analyse(
         rows=ranked + probes + refs,
         funnels={p: funnel(episodes, p) for p in names},
         failures={p: failures(episodes, p) for p in names},
-        costs={p: cost(episodes, p) for p in names},
+        costs={p: cost(episodes, p, prices) for p in names},
         exploits=results,
         exploit_check=verdict,
         anchor=anchor,
         normalisation=how,
         notes=notes,
+        trials=trials,
+        pass_threshold=pass_threshold,
+        ends={p: ends(episodes, p) for p in names},
+        prices=prices,
     )
 
 
@@ -373,3 +512,62 @@ def exploit_line(analysis: Analysis) -> str:
     failed = [r.policy for r in analysis.exploits if not r.passed]
     detail = f" ({', '.join(failed)} failed)" if failed else f" (all {len(analysis.exploits)} probes)"
     return f"exploit check: {analysis.exploit_check}{detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """``bench --dry-run``: one policy's sample and what the whole split would take at the same rate."""
+
+    policy: str
+    sampled: int  # episodes played
+    errors: int
+    episodes: int  # episodes the real run would play
+    wall_s_mean: float
+    tokens_mean: Mapping[str, float] | None
+    cost_mean: float | None
+
+    @property
+    def wall_s(self) -> float:
+        return self.wall_s_mean * self.episodes
+
+    @property
+    def tokens(self) -> dict[str, float] | None:
+        return {k: v * self.episodes for k, v in self.tokens_mean.items()} if self.tokens_mean else None
+
+    @property
+    def cost(self) -> float | None:
+        return None if self.cost_mean is None else self.cost_mean * self.episodes
+
+
+def projection(
+    sample: Sequence[EpisodeRecord], policies: Sequence[str], episodes: int, prices: Prices | None
+) -> list[Projection]:
+    """Per policy: the sample's means per episode, scaled to ``episodes`` episodes (territories x trials)."""
+    out: list[Projection] = []
+    for p in policies:
+        c = cost(sample, p, prices)
+        errors = sum(e.policy == p and e.status == "error" for e in sample)
+        out.append(Projection(p, c.episodes, errors, episodes, c.wall_s_mean, c.tokens_mean, c.cost_mean))
+    return out
+
+
+# -- shared text for the CLI table and the reports -----------------------------------------------------------
+def _k(x: float) -> str:
+    return f"{x / 1e6:.2f}M" if x >= 1e6 else f"{x / 1e3:.1f}k" if x >= 1e3 else f"{x:.0f}"
+
+
+def tokens_text(tokens: Mapping[str, float] | None) -> str:
+    """``prompt/completion/cached`` tokens, compact (``12.3k/1.1k/8.0k``); ``—`` when none were reported."""
+    return "—" if not tokens else "/".join(_k(tokens.get(k, 0.0)) for k in USAGE_KEYS)
+
+
+def dollars(x: float | None) -> str:
+    if x is None:
+        return "—"
+    return f"${x:,.4f}" if abs(x) < 1 else f"${x:,.2f}"
+
+
+def run_cost(a: Analysis) -> float | None:
+    """Dollars for the whole run (every policy that reported usage), given prices."""
+    totals = [c.cost_total for c in a.costs.values() if c.cost_total is not None]
+    return sum(totals) if totals else None

@@ -7,6 +7,7 @@ stderr and a non-zero exit, never a traceback.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -26,6 +27,7 @@ from rich.table import Table
 
 from salesgym.bench import analysis as an
 from salesgym.bench import splits as sp
+from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
 from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
@@ -44,6 +46,11 @@ class BackendName(StrEnum):
 class ExportFormat(StrEnum):
     json = "json"
     csv = "csv"
+
+
+class ToolArguments(StrEnum):
+    object = "object"
+    string = "string"
 
 
 def one_line(message: str) -> str:
@@ -89,6 +96,66 @@ KeyFile = Annotated[
         "--key-file", help=f"key of a private split (default: ${sp.KEY_ENV_VAR}); see `salesgym splits keygen`"
     ),
 ]
+
+
+PassThreshold = Annotated[
+    float,
+    typer.Option(
+        "--pass-threshold",
+        help="pass^k: a territory passes when every trial's normalised score is at least this",
+    ),
+]
+PriceIn = Annotated[float | None, typer.Option("--price-in", min=0, help="$ per million prompt tokens")]
+PriceOut = Annotated[float | None, typer.Option("--price-out", min=0, help="$ per million completion tokens")]
+PriceCached = Annotated[
+    float | None, typer.Option("--price-cached", min=0, help="$ per million cached prompt tokens (default: --price-in)")
+]
+PricesFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices", dir_okay=False, help="TOML or JSON file with input, output, cached ($/Mtok); flags override it"
+    ),
+]
+PRICE_KEYS = ("input", "output", "cached")
+
+
+def load_prices(
+    price_in: float | None, price_out: float | None, price_cached: float | None, path: Path | None
+) -> an.Prices | None:
+    """Prices from a file (``input``, ``output``, ``cached`` in $/Mtok) overridden by the flags; None if neither."""
+    found: dict[str, float] = {}
+    if path is not None:
+        found = _price_file(path)
+    for key, flag in zip(PRICE_KEYS, (price_in, price_out, price_cached), strict=True):
+        if flag is not None:
+            found[key] = flag
+    if not found:
+        return None
+    return an.Prices(found.get("input", 0.0), found.get("output", 0.0), found.get("cached"))
+
+
+def _price_file(path: Path) -> dict[str, float]:
+    import tomllib
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except OSError as e:
+        raise BenchError(f"{path}: cannot read the prices file: {e.strerror or e}") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
+        raise BenchError(f"{path}: the prices file is not valid {kind}: {e}") from None
+    if not isinstance(data, dict):
+        raise BenchError(f"{path}: the prices file must hold a table/object with {', '.join(PRICE_KEYS)}")
+    unknown = sorted(set(data) - set(PRICE_KEYS))
+    if unknown:
+        raise BenchError(f"{path}: unknown price(s) {', '.join(unknown)}; known: {', '.join(PRICE_KEYS)} ($/Mtok)")
+    out: dict[str, float] = {}
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value != value:
+            raise BenchError(f"{path}: price {key} must be a number >= 0 ($ per million tokens), got {value!r}")
+        out[key] = float(value)
+    return out
 
 
 def _open_store(db: Path, *, readonly: bool = False) -> Store:
@@ -176,20 +243,29 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
     )
     t.add_column("#", justify="right", min_width=5, no_wrap=True)
     t.add_column("policy", no_wrap=True, min_width=17)
-    for col in ("norm", "primary", "95% CI", "closed", "Δ anchor"):
+    columns = ["norm", "primary", "95% CI", "closed", "Δ anchor"]
+    columns += ["spread", f"pass^{a.trials}"] if a.trials > 1 else []
+    columns += ["tokens/ep p/c/cached"] + (["$/ep"] if a.prices else []) if a.has_usage else []
+    for col in columns:
         t.add_column(col, justify="right", no_wrap=True)
     for label, r in an.ranked(a.rows, "ref"):
         p, n, diff = r.primary, r.normalised, r.vs_anchor
         dim = r.reference or r.probe
-        t.add_row(
+        cells = [
             label,
-            f"[dim]{r.policy}[/]" if dim else r.policy,
+            f"[dim]{escape(r.policy)}[/]" if dim else escape(r.policy),
             f"{n.mean:.2f}" if n else "—",
             _n(p.mean) if p else "—",
             f"{_n(p.ci_low)}–{_n(p.ci_high)}" if p else "—",
             f"{r.closed_value.mean:,.0f}" if r.closed_value else "—",
             (("+" if diff.mean >= 0 else "") + _n(diff.mean) + ("*" if diff.significant else "")) if diff else "—",
-        )
+        ]
+        if a.trials > 1:
+            cells += [_n(r.spread) if r.spread is not None else "—", f"{r.pass_k:.2f}" if r.pass_k is not None else "—"]
+        if a.has_usage:
+            c = a.costs[r.policy]
+            cells += [an.tokens_text(c.tokens_mean)] + ([an.dollars(c.cost_mean)] if a.prices else [])
+        t.add_row(*cells)
     return t
 
 
@@ -200,7 +276,20 @@ def _explain(a: an.Analysis) -> str:
         "verified value-weighted advances per 100 constrained seller hours (mean; 95% bootstrap CI over "
         f"territories). closed = mean closed value ($k, after discount). Δ anchor = paired difference with {a.anchor} "
         "on the same territories (* = CI excludes 0). probe = an exploit probe, checked below, never ranked. "
-        "ref = reads hidden truth: headroom, never ranked.[/]"
+        "ref = reads hidden truth: headroom, never ranked."
+        + (
+            f" Each territory played {a.trials} times: figures are means over its trials; spread = mean std of norm "
+            f"across trials; pass^{a.trials} = share of territories where every trial reached norm >= "
+            f"{a.pass_threshold:g}."
+            if a.trials > 1
+            else ""
+        )
+        + (
+            " tokens/ep = prompt/completion/cached tokens per episode, as the policy's endpoint reported them."
+            if a.has_usage
+            else ""
+        )
+        + "[/]"
     )
 
 
@@ -213,14 +302,153 @@ def _exploit_lines(a: an.Analysis) -> list[str]:
     return lines
 
 
+def resolve_policies(
+    names: list[str] | None, agents: list[str] | None, llm_options: dict[str, object], suite: object
+) -> tuple[list[PolicySpec], list[str]]:
+    """The run's policies from ``--policy`` (registered names, or ``llm``) and ``--agent``, checked here; and
+    the floors and reference added so that agents are normalised like the baselines (named in the 2nd item)."""
+    from salesgym.bench import runner
+
+    names = list(names or [])
+    wants_llm = LLM_NAME in names
+    given = {k: v for k, v in llm_options.items() if v is not None}
+    if given and not wants_llm:
+        flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        raise BenchError(f"{flags} apply to --policy llm only")
+    builtins = [n for n in names if n != LLM_NAME]
+    if not builtins and not agents and not wants_llm:
+        builtins = list(suite.all)  # type: ignore[attr-defined]
+    specs = [PolicySpec.builtin(n) for n in runner.validate_policies(builtins, suite)]  # type: ignore[arg-type]
+    if wants_llm:
+        if "model" not in given:
+            raise BenchError("--policy llm needs --model (and --base-url for an endpoint other than OpenAI's)")
+        specs.append(resolve_llm(given))
+    for target in dict.fromkeys(agents or []):
+        spec = resolve_agent(target)
+        taken = next((s for s in specs if s.name == spec.name), None)
+        if taken is not None:
+            what = "a registered policy" if taken.kind == "builtin" else f"--agent {taken.target or taken.name}"
+            raise BenchError(f"--agent {target}: its name {spec.name!r} is already {what}; give it another `name`")
+        specs.append(spec)
+    added: list[str] = []
+    if any(s.kind != "builtin" for s in specs):
+        have = {s.name for s in specs}
+        reference = tuple(suite.reference)  # type: ignore[attr-defined]
+        wanted = [*suite.floors, *([] if have & set(reference) else reference[:1])]  # type: ignore[attr-defined]
+        added = [n for n in wanted if n not in have]
+        specs += [PolicySpec.builtin(n) for n in added]
+    return specs, added
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("episodes"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err,
+    )
+
+
+def _dry_run(
+    manifest: sp.Manifest,
+    specs: list[PolicySpec],
+    chosen: object,
+    *,
+    sample: int,
+    episodes: int | None,
+    trials: int,
+    ablation: str | None,
+    max_steps: int,
+    prices: an.Prices | None,
+    workers: int,
+) -> None:
+    """Play ``sample`` episodes of each policy (trial 0), write nothing, and project the whole run."""
+    from salesgym.bench import runner
+
+    n_full = len(manifest.limited(episodes)) * trials
+    _, todo = runner.plan(manifest, specs, min(sample, len(manifest.limited(episodes))), ablation, max_steps, 1)
+    progress = _progress()
+    task = progress.add_task(f"{manifest.name} (dry run)", total=len(todo))
+    played: list[EpisodeRecord] = []
+    with _sigterm_stops(), progress:
+        for rec in chosen.run(todo):  # type: ignore[attr-defined]
+            played.append(rec)
+            progress.advance(task)
+    rows = an.projection(played, [s.name for s in specs], n_full, prices)
+    t = Table(
+        title=f"{manifest.name}: dry run, projected for {n_full} episode(s) per policy "
+        f"({n_full // trials} territories x {trials} trial(s)); nothing was written",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+    )
+    for col in ("policy", "sampled", "wall s/ep", "tokens/ep p/c/cached", "$/ep", "episodes", "tokens", "$", "wall s"):
+        t.add_column(col, justify="left" if col == "policy" else "right", no_wrap=True)
+    for r in rows:
+        t.add_row(
+            escape(r.policy),
+            f"{r.sampled}" + (f" ({r.errors} errors)" if r.errors else ""),
+            _n(r.wall_s_mean),
+            an.tokens_text(r.tokens_mean),
+            an.dollars(r.cost_mean),
+            str(r.episodes),
+            an.tokens_text(r.tokens),
+            an.dollars(r.cost),
+            _n(r.wall_s),
+        )
+    out.print(t)
+    costs = [r.cost for r in rows if r.cost is not None]
+    total_wall = sum(r.wall_s for r in rows)
+    out.print(
+        f"projected: {an.dollars(sum(costs)) if costs else 'no cost (no prices or no token usage reported)'}, "
+        f"{_n(total_wall)} episode-seconds, about {_n(total_wall / max(1, workers))} s of wall time on {workers} "
+        "worker(s)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    failed = [r for r in played if r.status == "error"]
+    if failed:
+        first = (failed[0].error or "unknown").strip().splitlines()[0]
+        _fail(f"{len(failed)} sampled episode(s) ended in an error (first: {failed[0].policy}: {first})")
+
+
 def bench(
     split: Annotated[str, typer.Option(help="split to run (train, eval, held-out, debug)")] = "eval",
     policy: Annotated[
         list[str] | None,
         typer.Option(
-            "--policy", "-p", help="policy to run; repeat for several (default: baselines + exploit probes + oracle)"
+            "--policy",
+            "-p",
+            help="registered policy, or llm (with --model); repeat for several (default: baselines + exploit "
+            "probes + oracle, or none when --agent is given)",
         ),
     ] = None,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--agent",
+            help="your own policy, module:Class or module:factory, called with the seed; repeatable "
+            "(the floors and the oracle are added to normalise it)",
+        ),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="--policy llm: the model name the endpoint serves")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="--policy llm: OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+    ] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="--policy llm: environment variable holding the API key")
+    ] = None,
+    temperature: Annotated[float | None, typer.Option(help="--policy llm: sampling temperature")] = None,
+    top_p: Annotated[float | None, typer.Option(help="--policy llm: nucleus sampling")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="--policy llm: completion tokens per reply")] = None,
+    context: Annotated[str | None, typer.Option(help="--policy llm: context strategy (see docs/agents.md)")] = None,
+    trials: Annotated[int, typer.Option(min=1, help="play each territory K times (policy seeds differ)")] = 1,
+    pass_threshold: PassThreshold = an.DEFAULT_PASS_THRESHOLD,
     episodes: Annotated[int | None, typer.Option(min=1, help="only the first N territories of the split")] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
     backend: Annotated[BackendName, typer.Option(case_sensitive=False, help="where episodes run")] = BackendName.local,
@@ -236,6 +464,14 @@ def bench(
     max_steps: Annotated[
         int, typer.Option(min=1, help="step cap per episode (counted as a failure)")
     ] = DEFAULT_MAX_STEPS,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    price_cached: PriceCached = None,
+    prices_file: PricesFile = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="play a few episodes, write nothing, project tokens, cost and time")
+    ] = False,
+    dry_run_episodes: Annotated[int, typer.Option(min=1, help="--dry-run: territories sampled per policy")] = 2,
     splits_dir: SplitsDir = None,
     key_file: KeyFile = None,
     verifier_key_file: Annotated[
@@ -248,6 +484,15 @@ def bench(
     """Run policies on a frozen split and print the leaderboard with bootstrap CIs and the exploit check."""
     from salesgym.bench import runner
 
+    llm_options: dict[str, object] = {
+        "model": model,
+        "base_url": base_url,
+        "api_key_env": api_key_env,
+        "temperature": temperature,
+        "top_p": top_p,
+        "max_tokens": max_tokens,
+        "context": context,
+    }
     try:
         manifest = _unlock(sp.load(split, splits_dir), key_file)
         if verifier_key_file is not None:
@@ -255,13 +500,25 @@ def bench(
         abl = runner.validate_ablation(ablation)
         if ray_address and backend is not BackendName.ray:
             raise BenchError("--ray-address only applies to --backend ray")
+        prices = load_prices(price_in, price_out, price_cached, prices_file)
         _preflight(manifest)
         suite = runner.policy_suite()
-        names = runner.validate_policies(policy or list(suite.all), suite)
+        specs, added = resolve_policies(policy, agent, llm_options, suite)
         n_workers = workers or os.cpu_count() or 1
         chosen = runner.make_backend(backend.value, n_workers, ray_address)
+    except PolicySpecError as e:
+        _fail(str(e), e.code)
     except (sp.SplitError, BenchError) as e:
         _fail(str(e))
+    names = [s.name for s in specs]
+    if added:
+        err.print(
+            f"note: added {', '.join(added)} to the run: an agent's score is normalised against the floors and "
+            "the reference on the same territories (choose them with -p)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     if manifest.private and resolve_verifier_key()[1] == "development":
         err.print(
             "warning: no verifier key is set: the verifier signs with the public development key "
@@ -269,19 +526,30 @@ def bench(
             highlight=False,
             soft_wrap=True,
         )
+    n_terr = len(manifest.limited(episodes))
+    if dry_run:
+        try:
+            _dry_run(
+                manifest, specs, chosen, sample=dry_run_episodes, episodes=episodes, trials=trials, ablation=abl,
+                max_steps=max_steps, prices=prices, workers=n_workers if chosen.name == "local" else 1,
+            )
+        except (KeyboardInterrupt, _Terminated):
+            _fail("interrupted; a dry run writes nothing", 130)
+        except BenchError as e:
+            _fail(str(e))
+        return
 
     store = _open_store(db)
+    if store.upgraded_from is not None:
+        err.print(
+            f"upgraded {db} from run database format {store.upgraded_from} to {store.format} (old episodes are "
+            "trial 0, without trajectories)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     errors: list[EpisodeRecord] = []
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("episodes"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=err,
-    )
+    progress = _progress()
     task = progress.add_task(f"{manifest.name}", total=None)
 
     def on_plan(todo: int, done: int) -> None:
@@ -301,9 +569,12 @@ def bench(
 
     where = f"{chosen.name}" + (f" ({n_workers} workers)" if chosen.name == "local" else "")
     err.print(
-        f"salesgym bench: split {manifest.name} ({len(manifest.limited(episodes))} territories, "
-        f"sha256 {manifest.sha256[:12]}), {len(names)} policies, backend {where}"
+        f"salesgym bench: split {manifest.name} ({n_terr} territories, "
+        f"sha256 {manifest.sha256[:12]}), {len(names)} policies"
+        + (f" x {trials} trials" if trials > 1 else "")
+        + f", backend {where}"
         + (f", ablation {abl}" if abl else ""),
+        markup=False,
         highlight=False,
     )
     try:
@@ -311,11 +582,12 @@ def bench(
             outcome = runner.run_benchmark(
                 store,
                 manifest,
-                names,
+                specs,
                 chosen,
                 episodes=episodes,
                 ablation=abl,
                 max_steps=max_steps,
+                trials=trials,
                 force=force,
                 retry_errors=retry_errors,
                 on_plan=on_plan,
@@ -338,17 +610,23 @@ def bench(
         _fail(str(e))
     finally:
         store.close()
-    a = an.analyse(eps, list(names), suite)
-    n_terr = len(manifest.limited(episodes))
+    a = an.analyse(eps, names, suite, pass_threshold=pass_threshold, prices=prices)
     title = f"{manifest.name}: primary score over {n_terr} territories (run {run_id})" + (
         f", ablation {abl}" if abl else ""
     )
-    out.print(_leaderboard(a, title))
+    out.print(_leaderboard(a, escape(title)))
     out.print(_explain(a), soft_wrap=True)
     for line in _exploit_lines(a):
         out.print(line, highlight=False, soft_wrap=True)
     for note in a.notes:
-        out.print(f"[dim]note: {note}[/]")
+        out.print(f"[dim]note: {escape(note)}[/]")
+    if a.has_usage:
+        total = an.run_cost(a)
+        out.print(
+            f"run cost: {an.dollars(total)}" if total is not None else "run cost: give --price-in/--price-out",
+            markup=False,
+            highlight=False,
+        )
     out.print(
         f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}",
         markup=False,
@@ -371,12 +649,21 @@ def report(
     compare: Annotated[
         list[str] | None, typer.Option("--compare", help="another run on the same split (e.g. an ablation); repeatable")
     ] = None,
+    pass_threshold: PassThreshold = an.DEFAULT_PASS_THRESHOLD,
+    price_in: PriceIn = None,
+    price_out: PriceOut = None,
+    price_cached: PriceCached = None,
+    prices_file: PricesFile = None,
 ) -> None:
     """Write a Markdown and a self-contained HTML report of a run."""
     from salesgym.bench.report import write_report
 
     target = out_dir or Path("runs") / run_id
     _check_out_dir(target, "the report")
+    try:
+        prices = load_prices(price_in, price_out, price_cached, prices_file)
+    except BenchError as e:
+        _fail(str(e))
     store = _open_store(db, readonly=True)
     try:
         run = store.get_run(run_id)
@@ -386,7 +673,7 @@ def report(
             assert o is not None
             if o.split != run.split:
                 raise StoreError(f"--compare {other}: split {o.split!r} differs from {run.split!r}")
-        files = write_report(store, run_id, target, compare or [])
+        files = write_report(store, run_id, target, compare or [], pass_threshold=pass_threshold, prices=prices)
     except StoreError as e:
         _fail(str(e))
     except OSError as e:
@@ -399,28 +686,56 @@ def report(
 def export(
     run_id: Annotated[str, typer.Argument(help="run id")],
     fmt: Annotated[
-        ExportFormat, typer.Option("--format", case_sensitive=False, help="json or csv")
-    ] = ExportFormat.json,
+        ExportFormat | None, typer.Option("--format", case_sensitive=False, help="json (default) or csv")
+    ] = None,
     out_path: Annotated[
-        Path | None, typer.Option("--out", help="output file (default: runs/<RUN_ID>.<format>)")
+        Path | None,
+        typer.Option("--out", help="output file (default: runs/<RUN_ID>.<format>, runs/<RUN_ID>.trajectories.jsonl)"),
     ] = None,
     db: DbPath = DEFAULT_DB,
+    trajectories: Annotated[
+        bool,
+        typer.Option(
+            "--trajectories",
+            help="write each episode as a chat transcript with tools (JSONL, the SFT format TRL reads)",
+        ),
+    ] = False,
+    tool_arguments: Annotated[
+        ToolArguments,
+        typer.Option(
+            case_sensitive=False,
+            help="--trajectories: tool-call arguments as a JSON object (TRL, chat templates) or JSON text (OpenAI)",
+        ),
+    ] = ToolArguments.object,
 ) -> None:
-    """Export a run's episodes (with every metric) to JSON or CSV. A private split's seeds are left out."""
-    target = out_path or Path("runs") / f"{run_id}.{fmt.value}"
+    """Export a run's episodes (with every metric) to JSON or CSV, or its trajectories as JSONL chat transcripts.
+    A private split's seeds are left out."""
+    if trajectories and fmt is not None:
+        _fail("--trajectories writes JSONL; --format applies to the episode export only", 2)
+    suffix = "trajectories.jsonl" if trajectories else (fmt or ExportFormat.json).value
+    target = out_path or Path("runs") / f"{run_id}.{suffix}"
     if target.is_dir():
         _fail(f"{target}: is a directory (--out takes a file name)")
     _check_parents(target)
     store = _open_store(db, readonly=True)
     try:
-        path = store.export_json(run_id, target) if fmt is ExportFormat.json else store.export_csv(run_id, target)
+        if trajectories:
+            from salesgym.bench.transcripts import write_jsonl
+
+            target.parent.mkdir(parents=True, exist_ok=True)
+            n = write_jsonl(store, run_id, target, tool_arguments.value)
+            message = f"wrote {target} ({n} episode transcript(s))"
+        elif fmt is ExportFormat.csv:
+            message = f"wrote {store.export_csv(run_id, target)}"
+        else:
+            message = f"wrote {store.export_json(run_id, target)}"
     except StoreError as e:
         _fail(str(e))
     except OSError as e:
         _fail(_write_error(target, "the export", e))
     finally:
         store.close()
-    out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+    out.print(message, markup=False, highlight=False, soft_wrap=True)
 
 
 def runs(db: DbPath = DEFAULT_DB) -> None:

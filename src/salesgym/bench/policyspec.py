@@ -39,7 +39,12 @@ _INHERITED_NAME = "policy"  # salesgym.agents.Policy.name: a subclass that did n
 
 
 class PolicySpecError(Exception):
-    """An ``--agent`` or ``--policy llm`` that cannot be used; the message is one line for the user."""
+    """An ``--agent`` or ``--policy llm`` that cannot be used; the message is one line for the user. ``code``
+    is the exit status: 2 for a value that is not ``module:attr`` at all (a bad command line), else 1."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +132,7 @@ def _split_target(target: str) -> tuple[str, str]:
     module, sep, attr = target.partition(":")
     if not sep or not module or not attr or ":" in attr:
         raise PolicySpecError(
-            f"--agent {target!r}: expected module:Class or module:factory (e.g. mypkg.agents:MySeller)"
+            f"--agent {target!r}: expected module:Class or module:factory (e.g. mypkg.agents:MySeller)", 2
         )
     return module, attr
 

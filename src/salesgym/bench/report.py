@@ -56,33 +56,62 @@ def suite_of(run: RunRecord) -> object | None:
         return None
 
 
-def analyse_run(store: Store, run_id: str) -> tuple[RunRecord, an.Analysis]:
+def analyse_run(
+    store: Store, run_id: str, *, pass_threshold: float = an.DEFAULT_PASS_THRESHOLD, prices: an.Prices | None = None
+) -> tuple[RunRecord, an.Analysis]:
     run = store.get_run(run_id)
     assert run is not None
-    return run, an.analyse(store.episodes(run_id), list(run.policies), suite_of(run))
+    eps = store.episodes(run_id)
+    return run, an.analyse(eps, list(run.policies), suite_of(run), pass_threshold=pass_threshold, prices=prices)
 
 
 def leaderboard_table(a: an.Analysis) -> Table:
     header = ["rank", "policy", "n", "normalised", "normalised 95% CI", "primary", "primary 95% CI", "median",
               "closed value", "win rate"]
+    if a.trials > 1:
+        header += ["trials", "spread", f"pass^{a.trials}"]
+    if a.has_usage:
+        header += ["tokens/episode (prompt/completion/cached)"] + (["$/episode"] if a.prices else [])
     rows: list[list[str]] = []
     for label, r in an.ranked(a.rows, "headroom"):
         p, n = r.primary, r.normalised
-        rows.append(
-            [
-                label,
-                r.policy,
-                str(p.n if p else 0),
-                _f(n.mean if n else None),
-                _ci(n),
-                _f(p.mean if p else None),
-                _ci(p),
-                _f(p.median if p else None),
-                _f(r.closed_value.mean if r.closed_value else None),
-                _f(r.secondary.get("win_rate")),
-            ]
-        )
+        row = [
+            label,
+            r.policy,
+            str(p.n if p else 0),
+            _f(n.mean if n else None),
+            _ci(n),
+            _f(p.mean if p else None),
+            _ci(p),
+            _f(p.median if p else None),
+            _f(r.closed_value.mean if r.closed_value else None),
+            _f(r.secondary.get("win_rate")),
+        ]
+        if a.trials > 1:
+            row += [str(r.trials), _f(r.spread), _f(r.pass_k)]
+        if a.has_usage:
+            c = a.costs[r.policy]
+            row += [an.tokens_text(c.tokens_mean)] + ([an.dollars(c.cost_mean)] if a.prices else [])
+        rows.append(row)
     return header, rows
+
+
+def _trials_intro(a: an.Analysis) -> str:
+    if a.trials <= 1:
+        return ""
+    return (
+        f" Each territory was played {a.trials} times (trials; the world is the same, the policy's seed differs): "
+        "every per-territory figure is the mean over its trials; spread is the mean over territories of the "
+        f"standard deviation of the normalised score across trials; pass^{a.trials} is the share of territories "
+        f"where every trial reached a normalised score of at least {a.pass_threshold:g}."
+    )
+
+
+def _prices_text(prices: an.Prices | None) -> str:
+    if prices is None:
+        return "no prices given (pass --price-in/--price-out/--price-cached or --prices FILE for dollars)"
+    cached = "the input price" if prices.cached is None else f"${prices.cached:g}"
+    return f"prices per million tokens: input ${prices.input:g}, output ${prices.output:g}, cached input {cached}"
 
 
 def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRecord, an.Analysis]]) -> list[Section]:
@@ -95,7 +124,7 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
             "or template. Beside it the raw primary metric: verified value-weighted milestone advances (Commit and "
             "Closed at the agreed price) per 100 constrained seller hours. Means over territories; 95% percentile "
             "bootstrap CIs resampling territories (fixed seed). Reference policies read hidden truth: they show "
-            "headroom and are never ranked." + (" " + " ".join(a.notes) if a.notes else ""),
+            "headroom and are never ranked." + _trials_intro(a) + (" " + " ".join(a.notes) if a.notes else ""),
             leaderboard_table(a),
         )
     )
@@ -146,15 +175,18 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
     secs.append(
         Section(
             "Failure modes",
-            "Episodes ended by the invalid-action ceiling or horizon (truncated), by the runner's step cap, or by "
-            "an error; invalid actions and anti-gaming violations by kind, summed over territories.",
+            "Episodes ended by the invalid-action ceiling or horizon (truncated), by the runner's step cap, by the "
+            "policy giving up (stopped), or by an error; invalid actions and anti-gaming violations by kind, summed "
+            "over episodes.",
             (
-                ["policy", "truncated", "step_cap", "errors", "invalid actions", *(f"violations: {k}" for k in kinds)],
+                ["policy", "truncated", "step_cap", "stopped", "errors", "invalid actions",
+                 *(f"violations: {k}" for k in kinds)],
                 [
                     [
                         p,
                         str(f.truncated),
                         str(f.step_cap),
+                        str(f.stopped),
                         str(f.errors),
                         str(f.invalid_actions),
                         *(str(f.violations.get(k, 0)) for k in kinds),
@@ -193,30 +225,52 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
             else None,
         )
     )
-    secs.append(
-        Section(
-            "Compute cost",
-            "Wall time is per episode inside a worker (not the run's elapsed time).",
-            (
-                ["policy", "episodes", "wall s (total)", "wall s (mean)", "steps (mean)", "tool calls", "steps/s"],
-                [
-                    [
-                        p,
-                        str(c.episodes),
-                        _f(c.wall_s_total),
-                        _f(c.wall_s_mean, 3),
-                        _f(c.steps_mean, 1),
-                        str(c.tool_calls_total),
-                        _f(c.steps_per_s, 0),
-                    ]
-                    for p, c in a.costs.items()
-                ],
-            ),
-        )
-    )
+    secs.append(_ends_section(a))
+    secs.append(_cost_section(a))
     if comparisons:
         secs.append(_ablation_section(run, a, comparisons))
     return secs
+
+
+def _ends_section(a: an.Analysis) -> Section:
+    reasons = sorted({k for e in a.ends.values() for k in e}, key=lambda k: (k.startswith("stopped"), k))
+    return Section(
+        "Episode ends",
+        "How each episode ended (the episode loop's reason): terminated (the environment ended it: horizon or "
+        "done), truncated (the invalid-action ceiling), step_cap (the runner's --max-steps), stopped: <reason> "
+        "(the policy gave up, e.g. out of token budget), error (the episode raised; see the export).",
+        (["policy", *reasons], [[p, *(str(e.get(k, 0)) for k in reasons)] for p, e in a.ends.items()]),
+    )
+
+
+def _cost_section(a: an.Analysis) -> Section:
+    header = ["policy", "episodes", "wall s (total)", "wall s (mean)", "steps (mean)", "tool calls", "steps/s"]
+    if a.has_usage:
+        header += ["episodes with usage", "tokens/episode (prompt/completion/cached)", "tokens (total)"]
+        header += ["$/episode", "$ (total)"] if a.prices else []
+    rows: list[list[str]] = []
+    for p, c in a.costs.items():
+        row = [
+            p,
+            str(c.episodes),
+            _f(c.wall_s_total),
+            _f(c.wall_s_mean, 3),
+            _f(c.steps_mean, 1),
+            str(c.tool_calls_total),
+            _f(c.steps_per_s, 0),
+        ]
+        if a.has_usage:
+            row += [str(c.usage_episodes), an.tokens_text(c.tokens_mean), an.tokens_text(c.tokens_total)]
+            row += [an.dollars(c.cost_mean), an.dollars(c.cost_total)] if a.prices else []
+        rows.append(row)
+    intro = "Wall time is per episode inside a worker (not the run's elapsed time)."
+    if a.has_usage:
+        intro += (
+            " Tokens are what the policies' endpoints reported (prompt tokens include the cached ones); "
+            + _prices_text(a.prices)
+            + (f"; the whole run: {an.dollars(an.run_cost(a))}." if a.prices else ".")
+        )
+    return Section("Compute cost", intro, (header, rows))
 
 
 def _ablation_section(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRecord, an.Analysis]]) -> Section:
@@ -261,6 +315,7 @@ def _meta(run: RunRecord, n_episodes: int) -> list[tuple[str, str]]:
         ("split", f"{run.split} (sha256 {run.split_sha256[:16]}…)"),
         ("ablation", str(run.config.get("ablation") or "none")),
         ("policies", ", ".join(run.policies)),
+        ("trials", str(run.config.get("trials", 1))),
         ("episodes", str(n_episodes)),
         ("created", run.created),
         ("salesgym", run.package_version),
@@ -319,10 +374,18 @@ def render_html(run: RunRecord, n_episodes: int, sections: Sequence[Section]) ->
     return "\n".join(parts) + "\n"
 
 
-def write_report(store: Store, run_id: str, out_dir: Path | str, compare: Sequence[str] = ()) -> ReportFiles:
+def write_report(
+    store: Store,
+    run_id: str,
+    out_dir: Path | str,
+    compare: Sequence[str] = (),
+    *,
+    pass_threshold: float = an.DEFAULT_PASS_THRESHOLD,
+    prices: an.Prices | None = None,
+) -> ReportFiles:
     """Write ``<out_dir>/report.md``, ``report.html`` and the PNGs the Markdown links to."""
-    run, a = analyse_run(store, run_id)
-    comparisons = [analyse_run(store, c) for c in compare]
+    run, a = analyse_run(store, run_id, pass_threshold=pass_threshold, prices=prices)
+    comparisons = [analyse_run(store, c, pass_threshold=pass_threshold, prices=prices) for c in compare]
     n_episodes = len(store.episodes(run_id))
     sections = _sections(run, a, comparisons)
     out = Path(out_dir)
