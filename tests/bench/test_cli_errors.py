@@ -549,3 +549,84 @@ def test_output_in_a_read_only_directory(command: str, tmp_path: Path, read_only
     out = locked / ("rep" if command == "report" else "e.json")
     r = _cli(command, RUN, "--db", str(db), "--out", str(out), cwd=tmp_path)
     assert_one_error_line(r.returncode, r.stdout, r.stderr, 1, "permission denied")
+
+
+# -- --agent, --policy llm, trials, prices, trajectories ------------------------------------------------
+def format1_db(tmp: Path) -> Path:
+    """A run database as salesgym wrote it before trials and trajectories (format 1)."""
+    from test_bench_store import write_format1_db
+
+    return write_format1_db(tmp / "old.sqlite", RUN)
+
+
+def newer_db(tmp: Path) -> Path:
+    db = good_db(tmp)
+    with sqlite3.connect(db) as raw:
+        raw.execute("PRAGMA user_version = 9")
+    raw.close()
+    return db
+
+
+AGENT_CASES = [
+    Case("agent-not-module-colon-attr", (*BENCH, "--agent", "MySeller"), None, 2, "expected module:Class"),
+    Case("agent-empty-attr", (*BENCH, "--agent", "{mod}:"), None, 2, "expected module:Class"),
+    Case("agent-no-module", (*BENCH, "--agent", "no_such_mod_x:Seller"), None, 1, "cannot import module"),
+    Case("agent-no-attribute", (*BENCH, "--agent", "{mod}:Nope"), None, 1, "has no attribute 'Nope'"),
+    Case("agent-not-callable", (*BENCH, "--agent", "{mod}:NOT_CALLABLE"), None, 1, "is a int, not a class"),
+    Case("agent-without-act", (*BENCH, "--agent", "{mod}:NoAct"), None, 1, "without act()"),
+    Case("agent-factory-raises", (*BENCH, "--agent", "{mod}:broken"), None, 1, "raised RuntimeError: no model today"),
+    Case("agent-takes-no-seed", (*BENCH, "--agent", "{mod}:takes_nothing"), None, 1, "(seed) raised TypeError"),
+    Case("agent-name-taken", (*BENCH, "--agent", "{mod}:Impostor"), None, 1, "'random' is already a registered"),
+    Case("agent-twice-same-name", (*BENCH, "--agent", "{mod}:CoinSeller", "--agent", "{mod}:make_seller"), None, 1,
+         "'coin-seller' is already --agent"),
+    Case("agent-module-fails", (*BENCH, "--agent", "{bad}:X"), None, 1, "failed: ZeroDivisionError"),
+    Case("model-without-llm", (*BENCH, "--model", "m", "--temperature", "0"), None, 1,
+         "--model, --temperature apply to --policy llm only"),
+    Case("llm-without-model", (*BENCH, "-p", "llm"), None, 1, "--policy llm needs --model"),
+    Case("trials-0", (*BENCH, "--trials", "0"), None, 2, "--trials"),
+    Case("price-negative", (*BENCH, "--price-in", "-1"), None, 2, "--price-in"),
+    Case("prices-file-not-json", (*BENCH, "--prices", "{file}"), None, 1, "the prices file is not valid JSON"),
+    Case("prices-file-unknown-key", (*BENCH, "--prices", "{prices}"), None, 1, "unknown price(s) gpu"),
+    Case("dry-run-episodes-0", (*BENCH, "--dry-run", "--dry-run-episodes", "0"), None, 2, "--dry-run-episodes"),
+    Case("bench-newer-format", (*BENCH,), newer_db, 1, "written by a newer salesgym (run database format 9"),
+    Case("runs-newer-format", ("runs",), newer_db, 1, "upgrade salesgym to read it"),
+    Case("export-trajectories-and-format", ("export", RUN, "--trajectories", "--format", "csv"), None, 2,
+         "--trajectories writes JSONL"),
+    Case("export-trajectories-format1", ("export", RUN, "--trajectories", "--out", "{tmp}/t.jsonl"), format1_db, 1,
+         "has no stored trajectories (format 1"),
+    Case("export-tool-arguments-bad", ("export", RUN, "--trajectories", "--tool-arguments", "yaml"), None, 2,
+         "--tool-arguments"),
+]
+
+
+@pytest.mark.parametrize("case", AGENT_CASES, ids=[c.id for c in AGENT_CASES])
+def test_bad_agent_or_option(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_fixtures import write_agent_module
+
+    monkeypatch.chdir(tmp_path)
+    db = case.make(tmp_path) if case.make is not None else tmp_path / "x.sqlite"
+    (tmp_path / "prices.json").write_text('{"input": 1, "gpu": 2}')
+    values = {
+        "mod": write_agent_module(tmp_path),
+        "bad": write_agent_module(tmp_path, "1 / 0\n"),
+        "file": str(a_file(tmp_path)),
+        "prices": str(tmp_path / "prices.json"),
+        "tmp": str(tmp_path),
+    }
+    args = [a.format(**values) for a in case.args]
+    before = db.read_bytes() if db.exists() else None
+    result = CliRunner().invoke(app, [*args, "--db", str(db)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert_one_error_line(result.exit_code, result.stdout, result.stderr, case.code, case.cause)
+    assert (db.read_bytes() if db.exists() else None) == before  # nothing written, nothing upgraded
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_llm_policy_without_the_extra_is_one_line(tmp_path: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("salesgym.agents.llm") is not None:
+        pytest.skip("the language-model policy is installed here; its own tests cover --policy llm")
+    result = CliRunner().invoke(app, [*BENCH, "-p", "llm", "--model", "m", "--db", str(tmp_path / "x.sqlite")])
+    assert_one_error_line(result.exit_code, result.stdout, result.stderr, 1, "pip install 'salesgym[llm]'")
+    assert not (tmp_path / "x.sqlite").exists()

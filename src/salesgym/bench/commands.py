@@ -576,6 +576,7 @@ def bench(
         + (f", ablation {abl}" if abl else ""),
         markup=False,
         highlight=False,
+        soft_wrap=True,
     )
     try:
         with _sigterm_stops(), progress:
