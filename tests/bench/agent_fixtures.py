@@ -30,8 +30,8 @@ class CoinSeller(RandomPolicy):
 
     def episode_record(self):
         n = self.turns
-        return {"usage": {"prompt_tokens": PROMPT * n, "completion_tokens": COMPLETION * n, "cached_tokens": CACHED * n},
-                "failures": {}}
+        usage = {"prompt_tokens": PROMPT * n, "completion_tokens": COMPLETION * n, "cached_tokens": CACHED * n}
+        return {"usage": usage, "failures": {}}
 
 
 def make_seller(seed):

@@ -218,7 +218,7 @@ def test_a_database_from_a_newer_salesgym_is_refused(tmp_path: Path) -> None:
         raw.execute("PRAGMA user_version = 3")
     raw.close()
     for readonly in (True, False):
-        with pytest.raises(StoreError, match="newer salesgym .*format 3"):
+        with pytest.raises(StoreError, match=r"newer salesgym .*format 3"):
             Store(tmp_path / "r.sqlite", readonly=readonly)
 
 
@@ -230,7 +230,8 @@ def test_a_trajectory_is_written_and_replaced_with_its_episode(tmp_path: Path) -
         store.record(run.id, _ep("random", "t1", trial=1, trajectory=encode_trajectory({"turns": [3]})))
         assert store.trajectory(run.id, "random", "t1") == {"turns": [1, 2]}
         assert store.trajectory(run.id, "random", "t1", 1) == {"turns": [3]}
-        assert [(e.trial, t) for e, t in store.iter_trajectories(run.id)] == [(0, {"turns": [1, 2]}), (1, {"turns": [3]})]
+        stored = [(e.trial, t) for e, t in store.iter_trajectories(run.id)]
+        assert stored == [(0, {"turns": [1, 2]}), (1, {"turns": [3]})]
         store.record(run.id, _ep("random", "t1", status="error"))  # a forced re-run that failed: no stale trajectory
         with pytest.raises(StoreError, match="no trajectory stored"):
             store.trajectory(run.id, "random", "t1")
