@@ -71,6 +71,24 @@ def takes_nothing():
 NOT_CALLABLE = 3
 
 
+class Quitter(RandomPolicy):
+    """Gives up after a few turns, as a language model out of budget would."""
+
+    name = "quitter"
+
+    def reset(self, observation, tool_schemas, instructions=""):
+        super().reset(observation, tool_schemas, instructions)
+        self.turns = 0
+
+    def act(self, observation):
+        from salesgym.agents.base import StopEpisode
+
+        self.turns += 1
+        if self.turns > 5:
+            raise StopEpisode("token budget spent")
+        return super().act(observation)
+
+
 class Impostor(Waiter):
     name = "random"  # a registered policy's name
 '''

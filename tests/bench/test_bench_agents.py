@@ -91,3 +91,61 @@ def test_resolve_checks_the_agent_before_any_episode(agents: str) -> None:
     with pytest.raises(PolicySpecError, match="expected module:Class") as bad:
         resolve_agent("no-colon")
     assert bad.value.code == 2
+
+
+def test_an_agent_that_stops_is_recorded_with_its_reason(agents: str, tmp_path: Path) -> None:
+    from salesgym.bench.runner import LocalBackend, run_benchmark
+    from salesgym.bench.splits import load
+
+    with Store(tmp_path / "r.sqlite") as store:
+        run_id = run_benchmark(store, load("debug"), [resolve_agent(f"{agents}:Quitter")], LocalBackend(1)).run.id
+        eps = store.episodes(run_id)
+        traj = store.trajectory(run_id, "quitter", eps[0].territory_id)
+    assert [(e.status, e.end, e.steps) for e in eps] == [("stopped", "stopped: token budget spent", 5)] * 3
+    assert traj["end"] == "stopped: token budget spent" and len(traj["turns"]) == 5
+    a = an.analyse(eps, ["quitter"])
+    assert a.ends == {"quitter": {"stopped: token budget spent": 3}} and a.failures["quitter"].stopped == 3
+
+
+def test_policy_llm_builds_its_config_lazily(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The wiring of --policy llm, with a stand-in for salesgym.agents.llm (its own tests drive a real endpoint)."""
+    import dataclasses
+    import sys
+    import types
+
+    from salesgym.agents.territory.random_policy import RandomPolicy
+
+    @dataclasses.dataclass(frozen=True)
+    class LLMConfig:
+        model: str
+        base_url: str | None = None
+        temperature: float = 0.0
+
+        def to_dict(self) -> dict[str, object]:
+            return dataclasses.asdict(self)
+
+    class LLMPolicy(RandomPolicy):
+        name = "llm"
+
+        def __init__(self, seed: int, config: LLMConfig) -> None:
+            super().__init__(seed)
+            self.config = config
+
+        def episode_record(self) -> dict[str, object]:
+            return {"model": self.config.model, "usage": {"prompt_tokens": 7, "completion_tokens": 1}}
+
+    stub = types.ModuleType("salesgym.agents.llm")
+    stub.LLMConfig, stub.LLMPolicy = LLMConfig, LLMPolicy  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "salesgym.agents.llm", stub)
+    db = tmp_path / "r.sqlite"
+    result = CliRunner().invoke(app, ["bench", "--split", "debug", "-p", "llm", "--model", "m1", "--temperature", "0.7",
+                                      "--workers", "1", "--db", str(db), "--episodes", "1"])
+    assert result.exit_code == 0, result.output
+    with Store(db, readonly=True) as store:
+        run = store.runs()[-1]
+        llm = [e for e in store.episodes(run.id) if e.policy == "llm"]
+    assert run.config["agents"]["llm"]["config"] == {"model": "m1", "base_url": None, "temperature": 0.7}
+    assert llm[0].policy_record == {"model": "m1", "usage": {"prompt_tokens": 7, "completion_tokens": 1}}
+    bad = CliRunner().invoke(app, ["bench", "--split", "debug", "-p", "llm", "--model", "m1", "--top-p", "0.5",
+                                   "--db", str(tmp_path / "x.sqlite")])
+    assert bad.exit_code == 1 and "--policy llm:" in bad.stderr and "top_p" in bad.stderr
