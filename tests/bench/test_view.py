@@ -12,7 +12,7 @@ import pytest
 import typer
 from rich.console import Console
 from typer.testing import CliRunner
-from view_fakes import HOSTILE, expected_value, hostile, random_debug, with_model
+from view_fakes import HOSTILE, expected_value, hostile, random_debug, wait_runs, with_model
 
 from salesgym.bench import view
 from salesgym.bench.store import EpisodeRecord, RunRecord, Store, StoreError
@@ -45,20 +45,6 @@ def _rows(text: str) -> dict[str, str]:
     return rows
 
 
-def _wait_runs(turns: list[dict[str, Any]]) -> list[tuple[int, int]]:
-    """(first, last) 1-based turn numbers of runs of two or more successful waits."""
-    runs, start = [], None
-    for n, t in enumerate([*turns, {"action": {}}], start=1):
-        is_wait = t["action"].get("tool") == "wait" and t.get("tool_result", {}).get("status") == "ok"
-        if is_wait and start is None:
-            start = n
-        elif not is_wait and start is not None:
-            if n - 1 > start:
-                runs.append((start, n - 1))
-            start = None
-    return runs
-
-
 # -- the trace -----------------------------------------------------------------------------------------------
 def test_full_view_shows_every_tool_call_in_order() -> None:
     traj, score = expected_value()
@@ -78,7 +64,7 @@ def test_waits_fold_but_what_arrived_meanwhile_is_shown() -> None:
     traj, score = expected_value()
     text = _text(traj, score)
     rows = _rows(text)
-    runs = _wait_runs(traj["turns"])
+    runs = wait_runs(traj["turns"])
     assert runs, "the expected-value seller waits for replies"
     for first, last in runs:
         row = rows[f"{first}–{last}"]
@@ -130,7 +116,7 @@ def test_folded_rows_show_the_net_milestone_change() -> None:
     rows = _rows(_text(traj, score))
     turns = traj["turns"]
     checked = 0
-    for first, last in _wait_runs(turns):
+    for first, last in wait_runs(turns):
         before = turns[first - 2]["data"]["milestone_counts"] if first > 1 else traj["data"]["milestone_counts"]
         after = turns[last - 1]["data"]["milestone_counts"]
         for k in {**before, **after}:
@@ -242,7 +228,7 @@ def test_model_messages_usage_and_failures() -> None:
     assert "requests 3 · prompt_tokens 1,003 · completion_tokens 43 · cached_tokens 900 · latency_s 0.75" in row
     assert "» assistant: Turn 1: next I call view_opportunity." in rows["1"]
     assert '» assistant calls view_opportunity({"opportunity_id": "o001"})' in rows["1"]
-    first, last = _wait_runs(traj["turns"])[0]
+    first, last = wait_runs(traj["turns"])[0]
     folded = rows[f"{first}–{last}"]  # a fold sums its turns' usage
     k = last - first + 1
     prompt = sum(1000 + n for n in range(first, last + 1))
@@ -251,7 +237,7 @@ def test_model_messages_usage_and_failures() -> None:
 
 def test_a_failing_wait_is_not_folded_away() -> None:
     traj, score = expected_value()
-    first, last = _wait_runs(traj["turns"])[0]
+    first, last = wait_runs(traj["turns"])[0]
     rows = _rows(_text(with_model(traj, failing=(first,)), score))
     assert "✗ no_tool_call" in rows[str(first)]
     if last - first >= 2:

@@ -49,6 +49,23 @@ def random_debug() -> tuple[Trajectory, Score]:
     return recorded("territory-debug-v0", "random", 1)
 
 
+def wait_runs(turns: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """(first, last) 1-based turn numbers of the runs of two or more successful waits (what the views fold)."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for n, t in enumerate([*turns, {"action": {}}], start=1):
+        action, result, model = t.get("action"), t.get("tool_result", {}), t.get("model") or {}
+        is_wait = isinstance(action, dict) and action.get("tool") == "wait"
+        is_wait = is_wait and result.get("status") == "ok" and not model.get("failures")
+        if is_wait and start is None:
+            start = n
+        elif not is_wait and start is not None:
+            if n - 1 > start:
+                runs.append((start, n - 1))
+            start = None
+    return runs
+
+
 def _call_message(action: dict[str, Any], content: str | None, call_id: str) -> dict[str, Any]:
     call = {"id": call_id, "type": "function",
             "function": {"name": action["tool"], "arguments": json.dumps(action["args"])}}

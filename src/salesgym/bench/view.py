@@ -705,7 +705,7 @@ ol.trace li[hidden]{display:none}
 .cut{color:#57606a;font-style:italic}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2em 0;font:12px/1.4 ui-monospace,monospace;
 background:#f6f8fa;padding:.4em}
-details>summary{cursor:pointer;color:#57606a}
+details>summary{cursor:pointer;color:#57606a}details[open]~.fold-events{display:none}
 .controls{display:flex;gap:1.5em;align-items:center;margin:.5em 0}
 """
 
@@ -831,7 +831,8 @@ def _h_row(row: Row, full: bool) -> str:
     cells = f'<span class="num">{_e(row.span)}</span><span class="time">{_e(row.turns[0].time)}</span>'
     usage = f'<div class="model usage">» {_e(row.usage())}</div>' if row.usage() else ""
     body = f'<details><summary class="call">{_e(summary)}</summary><ol class="inner">{inner}</ol></details>{usage}'
-    return f"<li {attrs}>{cells}<div>{body}{_h_events(row, full)}</div></li>"
+    events = f'<div class="fold-events">{_h_events(row, full)}</div>'  # hidden while the fold is open
+    return f"<li {attrs}>{cells}<div>{body}{events}</div></li>"
 
 
 def html(
