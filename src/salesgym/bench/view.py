@@ -344,38 +344,40 @@ def turn_views(trajectory: Mapping[str, Any]) -> list[TurnView]:
     prev = _dict(trajectory.get("data"))
     for n, raw in enumerate(_list(trajectory.get("turns")), start=1):
         turn = _dict(raw)
-        data = _dict(turn.get("data"))
-        result = _dict(turn.get("tool_result"))
-        tool, call = _call(turn.get("action"))
-        capacity = _dict(data.get(CAPACITY_KEY))
-        costs = tuple(
-            (clean(k), _float(v), _float(capacity[k]) if k in capacity else None)
-            for k, v in _dict(result.get("resource_cost")).items()
-            if _float(v)
-        )
-        output = result.get("output")
-        error = _dict(output).get("error") if result.get("status") == "error" else None
-        seen = {clean(a) for a in _list(prev.get("alerts"))}
-        rows.append(
-            TurnView(
-                number=n,
-                tool=tool,
-                call=call,
-                status=clean(result.get("status", "?")),
-                time_cost=_float(result.get("time_cost")),
-                costs=costs,
-                output=clean_scalar(error) if error is not None else ("" if output is None else compact(output)),
-                reward=_float(turn.get("reward")),
-                time=_time(data),
-                inbox=tuple(item(i) for i in _list(data.get("inbox"))),
-                changes=_changes(_counts(prev), _counts(data)),
-                alerts=tuple(a for a in (clean(x) for x in _list(data.get("alerts"))) if a not in seen),
-                model=model_turn(turn.get("model")),
-                observation=clean_scalar(turn.get("observation", "")),
-            )
-        )
-        prev = data
+        rows.append(_turn_view(n, turn, prev))
+        prev = _dict(turn.get("data"))
     return rows
+
+
+def _turn_view(n: int, turn: Mapping[str, Any], prev: Mapping[str, Any]) -> TurnView:
+    data = _dict(turn.get("data"))
+    result = _dict(turn.get("tool_result"))
+    tool, call = _call(turn.get("action"))
+    capacity = _dict(data.get(CAPACITY_KEY))
+    costs = tuple(
+        (clean(k), _float(v), _float(capacity[k]) if k in capacity else None)
+        for k, v in _dict(result.get("resource_cost")).items()
+        if _float(v)
+    )
+    output = result.get("output")
+    error = _dict(output).get("error") if result.get("status") == "error" else None
+    seen = {clean(a) for a in _list(prev.get("alerts"))}
+    return TurnView(
+        number=n,
+        tool=tool,
+        call=call,
+        status=clean(result.get("status", "?")),
+        time_cost=_float(result.get("time_cost")),
+        costs=costs,
+        output=clean_scalar(error) if error is not None else ("" if output is None else compact(output)),
+        reward=_float(turn.get("reward")),
+        time=_time(data),
+        inbox=tuple(item(i) for i in _list(data.get("inbox"))),
+        changes=_changes(_counts(prev), _counts(data)),
+        alerts=tuple(a for a in (clean(x) for x in _list(data.get("alerts"))) if a not in seen),
+        model=model_turn(turn.get("model")),
+        observation=clean_scalar(turn.get("observation", "")),
+    )
 
 
 def fold(turns: Sequence[TurnView]) -> list[Row]:
@@ -702,7 +704,7 @@ ol.trace li[hidden]{display:none}
 .reward{color:#9a6700;font-weight:600}
 .item{color:#0a5e8a}.item.evidence{color:#116329}.item.milestone{color:#116329;font-weight:700}
 .changes{color:#8250df;font-weight:700}.alert{color:#9a6700}.model{color:#0550ae}.failure{color:#b3261e}
-.cut{color:#57606a;font-style:italic}
+.cut,.when{color:#57606a;font-style:italic}.when{font-size:.85em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2em 0;font:12px/1.4 ui-monospace,monospace;
 background:#f6f8fa;padding:.4em}
 details>summary{cursor:pointer;color:#57606a}details[open]~.fold-events{display:none}
@@ -768,7 +770,8 @@ def _h_item(it: Item, full: bool) -> str:
     tags = f' <span class="tags">[{_e(", ".join(f"{k} {v}" for k, v in it.tags))}]</span>' if it.tags else ""
     where = f" {_e(it.where)}" if it.where else ""
     text = f" {_page_text(it.text, full)}" if it.text else ""
-    return f'<div class="{cls}">{mark} <b>{_e(it.kind)}</b>{where}{tags}{text}</div>'
+    when = f' <span class="when">{_e(it.time)}</span>' if it.time else ""
+    return f'<div class="{cls}">{mark} <b>{_e(it.kind)}</b>{where}{tags}{text}{when}</div>'
 
 
 def _h_events(row: Row, full: bool) -> str:
