@@ -227,12 +227,24 @@ def test_model_messages_usage_and_failures() -> None:
     assert "✗ malformed_call: arguments are not JSON" in row
     assert "requests 3 · prompt_tokens 1,003 · completion_tokens 43 · cached_tokens 900 · latency_s 0.75" in row
     assert "» assistant: Turn 1: next I call view_opportunity." in rows["1"]
-    assert '» assistant calls view_opportunity({"opportunity_id": "o001"})' in rows["1"]
+    assert "» assistant calls" not in rows["1"]  # the call it made is the turn's call, shown once
+    assert rows["3"].count("» assistant calls") == 1  # the malformed one
     first, last = wait_runs(traj["turns"])[0]
     folded = rows[f"{first}–{last}"]  # a fold sums its turns' usage
     k = last - first + 1
     prompt = sum(1000 + n for n in range(first, last + 1))
     assert f"» requests {k} · prompt_tokens {prompt:,} · completion_tokens" in folded
+
+
+def test_a_call_beside_the_one_played_is_shown() -> None:
+    traj, score = expected_value()
+    traj = with_model(traj, failing=())
+    played = traj["turns"][0]["model"]["messages"][-1]["tool_calls"][0]
+    fn = {"name": "disqualify", "arguments": '{"opportunity_id": "o001"}'}
+    extra = {"id": "x", "type": "function", "function": fn}
+    traj["turns"][0]["model"]["messages"][-1]["tool_calls"] = [played, extra]
+    row = _rows(_text(traj, score, turns=slice(0, 1)))["1"]
+    assert row.count("» assistant calls") == 1 and '» assistant calls disqualify({"opportunity_id": "o001"})' in row
 
 
 def test_a_failing_wait_is_not_folded_away() -> None:

@@ -316,15 +316,28 @@ def _tool_call(raw: object) -> str:
     return f"{clean_scalar(fn.get('name', '?'))}({clean(args) if isinstance(args, str) else compact(args)})"
 
 
-def model_turn(record: object) -> ModelTurn | None:
-    """A policy's turn record (``{"messages", "usage", "requests", "failures"}``) as a :class:`ModelTurn`."""
+def _is_action(raw: object, action: object) -> bool:
+    """The tool call is the action the turn played (already shown as the turn's call)."""
+    fn, act = _dict(_dict(raw).get("function")), _dict(action)
+    if not fn or fn.get("name") != act.get("tool"):
+        return False
+    args = fn.get("arguments")
+    try:
+        return bool(json.loads(args) == act.get("args")) if isinstance(args, str) else args == act.get("args")
+    except (ValueError, RecursionError):
+        return False
+
+
+def model_turn(record: object, action: object = None) -> ModelTurn | None:
+    """A policy's turn record (``{"messages", "usage", "requests", "failures"}``) as a :class:`ModelTurn`; the
+    tool call that is the turn's ``action`` is left out of the messages (the turn shows it)."""
     if not isinstance(record, Mapping) or not record:
         return None
     messages = tuple(
         Message(
             role=clean(_dict(m).get("role", "?")),
             content=_content(_dict(m).get("content")),
-            calls=tuple(_tool_call(c) for c in _list(_dict(m).get("tool_calls"))),
+            calls=tuple(_tool_call(c) for c in _list(_dict(m).get("tool_calls")) if not _is_action(c, action)),
         )
         for m in _list(record.get("messages"))
     )
@@ -375,7 +388,7 @@ def _turn_view(n: int, turn: Mapping[str, Any], prev: Mapping[str, Any]) -> Turn
         inbox=tuple(item(i) for i in _list(data.get("inbox"))),
         changes=_changes(_counts(prev), _counts(data)),
         alerts=tuple(a for a in (clean(x) for x in _list(data.get("alerts"))) if a not in seen),
-        model=model_turn(turn.get("model")),
+        model=model_turn(turn.get("model"), turn.get("action")),
         observation=clean_scalar(turn.get("observation", "")),
     )
 
