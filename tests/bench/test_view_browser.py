@@ -123,7 +123,7 @@ window.addEventListener("load", () => {
     const shown = () => rows.filter(r => win.getComputedStyle(r).display !== "none");
     const label = () => doc.getElementById("shown").textContent;
     const result = {title: doc.title, rows: rows.length, initial: {shown: shown().length, label: label()}};
-    const filter = doc.getElementById("filter"), eventful = doc.getElementById("eventful");
+    const filter = doc.getElementById("filter-text"), eventful = doc.getElementById("eventful-only");
     filter.value = "send_message";
     filter.dispatchEvent(new Event("input"));
     result.filtered = {shown: shown().length, label: label(),

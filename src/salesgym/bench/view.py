@@ -726,7 +726,7 @@ details>summary{cursor:pointer;color:#57606a}details[open]~.fold-events{display:
 
 SCRIPT = """
 (() => {
-  const filter = document.getElementById("filter"), eventful = document.getElementById("eventful");
+  const filter = document.getElementById("filter-text"), eventful = document.getElementById("eventful-only");
   const shown = document.getElementById("shown");
   const rows = Array.from(document.querySelectorAll("ol.trace > li"));
   const total = rows.reduce((n, r) => n + Number(r.dataset.turns), 0);
@@ -856,7 +856,8 @@ def html(
 ) -> str:
     """One episode as a self-contained HTML page (no external asset; nothing is fetched): the same header,
     trace, end and score as :func:`render`, folded calls expandable, a text filter and an "only turns where
-    something arrived or changed" switch (also set from the address: ``#filter=send_message&eventful``)."""
+    something arrived or changed" switch (also set from the address: ``#filter=send_message&eventful``); each turn
+    is an anchor (``#turn-40``)."""
     selected, total = _selected(trajectory, turns)
     head, rest = score_figures(score)
     obs = clean_scalar(trajectory.get("observation", ""))
@@ -879,8 +880,8 @@ def html(
         f"<details><summary>first observation</summary>{_page_text(obs, full, 'pre')}</details>" if obs else "",
         "</section>",
         f'<section id="trace"><h2>Trace ({_e(_range_note(selected, total, turns))})</h2>',
-        '<div class="controls"><label>filter <input id="filter" type="search" placeholder="tool, id or text">'
-        '</label><label><input id="eventful" type="checkbox"> only turns where something arrived or changed'
+        '<div class="controls"><label>filter <input id="filter-text" type="search" placeholder="tool, id or text">'
+        '</label><label><input id="eventful-only" type="checkbox"> only turns where something arrived or changed'
         '</label><span id="shown"></span></div>',
         '<ol class="trace">',
         *(_h_row(r, full) for r in fold(selected)),
