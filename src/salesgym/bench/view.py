@@ -3,8 +3,9 @@
 :func:`render` prints the turn-by-turn trace with rich: each tool call with its status, time and resource cost
 and the capacity left, what came back (inbox items: buyer replies, meeting answers, verified milestones...),
 milestone counts as they change, new alerts, a language model's messages, usage and failures when the policy
-recorded them, the observation text, then the end reason and the final score. :func:`html` returns the same as
-one HTML page that loads nothing (its Content-Security-Policy forbids any fetch) with a filter over the turns.
+recorded them (and, with ``full``, the observation text after each turn), then the end reason and the final
+score. :func:`html` returns the same as one HTML page that loads nothing (its Content-Security-Policy forbids
+any fetch), with every tool output and observation in collapsed details and a filter over the turns.
 :func:`view_command` is the CLI command.
 
 Everything shown is data, never markup: control characters are made visible (:func:`clean`), rich markup is
