@@ -10,6 +10,7 @@ import pytest
 from bench_fakes import synthetic_episodes, synthetic_territories
 from typer.testing import CliRunner
 
+from salesgym.bench import splits as sp
 from salesgym.bench.store import RunRecord, Store
 from salesgym.cli import app
 
@@ -121,7 +122,7 @@ def test_splits_generate_refuses_to_change_frozen_splits(tmp_path: Path) -> None
     target = tmp_path / "gen"
     code, out = _invoke("splits", "generate", "--out", str(target))
     assert code == 0, out
-    assert {p.name for p in target.iterdir()} == {"train.json", "eval.json", "held-out.json", "debug.json", "README.md"}
+    assert {p.name for p in target.iterdir()} == {f"{name}.json" for name in sp.SPLIT_NAMES} | {"README.md"}
     code, out = _invoke("splits", "generate", "--out", str(target))
     assert code == 0  # unchanged: allowed
     data = json.loads((target / "debug.json").read_text())

@@ -154,6 +154,28 @@ def test_rule_violations_are_detected(tmp_path: Path) -> None:
     assert any("no family that is absent" in p for p in sp.rule_violations({**ms, "held-out": held_no_new_family}))
 
 
+def test_lite_splits_are_small_cuts_of_their_parents_and_obey_their_rules(tmp_path: Path) -> None:
+    ms = _manifests(REPO_SPLITS)
+    for lite, parent in sp.LITE_OF.items():
+        small, big = ms[lite], ms[parent]
+        assert small.templates == big.templates and small.families == big.families  # every template, fewer worlds
+        assert len(small.territories) < len(big.territories)
+        assert max(t.n_opportunities for t in small.territories) <= 12
+        assert not {t.seed for t in small.territories} & {t.seed for t in big.territories}
+    generated = _manifests(_write(tmp_path, splitgen.generate(SYNTHETIC)))
+    train_leak = sp.Manifest("eval-lite", "", generated["eval-lite"].territories + generated["train"].territories[:1],
+                             None, "x")
+    problems = sp.rule_violations({**generated, "eval-lite": train_leak})
+    assert any("eval-lite shares template(s) with train" in p for p in problems)
+    assert any("eval-lite has template(s) its parent eval lacks" in p for p in problems)
+    no_new_family = sp.Manifest(
+        "held-out-lite", "", tuple(t for t in generated["held-out-lite"].territories if t.family != "public_sector"),
+        None, "x",
+    )
+    assert any("held-out-lite has no family" in p for p in sp.rule_violations({**generated,
+                                                                                "held-out-lite": no_new_family}))
+
+
 def test_committed_splits_verify_and_obey_the_rules() -> None:
     checks = sp.verify_all(REPO_SPLITS)
     assert all(c.ok for c in checks), [(c.path.name, c.message) for c in checks]

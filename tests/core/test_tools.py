@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -27,6 +26,7 @@ from salesgym.core.tools import (
     quote,
     strict_schema,
 )
+from salesgym.testing.hostile import Boom, CollidingKey, RaisingDict, RaisingMapping
 
 
 class Inner(ToolArgs):
@@ -189,45 +189,6 @@ def _reason(action: object, box: ToolBox[object] = BOX) -> str:
     assert reason.isprintable() and len(reason) <= MAX_REASON_CHARS
     assert len(json.dumps({"error": reason})) <= 500
     return reason
-
-
-class Boom:
-    """Every method the parser might call raises."""
-
-    def _raise(self, *_: object) -> Any:
-        raise RuntimeError("boom")
-
-    __repr__ = __str__ = __format__ = __eq__ = __len__ = __iter__ = __getitem__ = __bool__ = __index__ = _raise
-    __float__ = __int__ = _raise
-    __hash__ = object.__hash__
-
-
-class RaisingMapping(Mapping[str, Any]):
-    def __getitem__(self, key: str) -> Any:
-        raise RuntimeError("boom")
-
-    def __iter__(self) -> Iterator[str]:
-        raise RuntimeError("boom")
-
-    def __len__(self) -> int:
-        raise RuntimeError("boom")
-
-
-class RaisingDict(dict):  # type: ignore[type-arg]
-    def _raise(self, *_: object) -> Any:
-        raise RuntimeError("boom")
-
-    keys = items = values = get = __getitem__ = __iter__ = __len__ = __contains__ = __repr__ = _raise
-
-
-class CollidingKey(str):
-    """Hashes like 'tool' and raises when compared, so any lookup of 'tool' in its dict raises."""
-
-    def __hash__(self) -> int:
-        return hash("tool")
-
-    def __eq__(self, other: object) -> bool:
-        raise RuntimeError("boom")
 
 
 def _deep_list(n: int) -> Any:

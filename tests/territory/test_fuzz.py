@@ -28,7 +28,7 @@ import math
 import os
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,15 @@ from salesgym.core.state import State
 from salesgym.core.tools import MAX_CALL_CHARS, MAX_REASON_CHARS, ToolError
 from salesgym.envs.territory.families import FAMILIES
 from salesgym.envs.territory.tools import TOOLS
+from salesgym.testing.hostile import (
+    Boom,
+    CollidingKey,
+    RaisingDict,
+    RaisingInt,
+    RaisingList,
+    RaisingMapping,
+    RaisingStr,
+)
 
 # --- 1. the parser and the exported schema agree --------------------------------------------------------------
 
@@ -207,7 +216,7 @@ def test_the_parser_accepts_exactly_what_the_exported_schema_accepts(tool: str) 
     schema = SCHEMAS[tool]
     checked = {"accepted": 0, "refused": 0}
 
-    @settings(max_examples=150, deadline=None, print_blob=True, database=None,
+    @settings(max_examples=150, deadline=None, print_blob=True, database=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
     @given(args=st.one_of(valid(schema), mutated(schema), mutated(schema), invalid(schema)))
     def check(args: Any) -> None:
@@ -250,76 +259,6 @@ def test_edges_of_the_agreement(args: dict[str, Any], accepted: bool) -> None:
 # --- 2. random calls: no step raises, a refusal changes nothing but one event ---------------------------------
 
 
-class Boom:
-    """Every method the parser could be tempted to call raises; hashable, so it can be a key (hash once)."""
-
-    def __init__(self) -> None:
-        self.hashed = False
-
-    def _raise(self, *_: Any, **__: Any) -> Any:
-        raise RuntimeError("boom")
-
-    __repr__ = __str__ = __format__ = __eq__ = __lt__ = __len__ = __iter__ = __getitem__ = __bool__ = _raise
-    __index__ = __int__ = __float__ = __contains__ = __getattr__ = _raise  # type: ignore[assignment]
-
-    def __hash__(self) -> int:
-        if self.hashed:
-            raise RuntimeError("boom")
-        self.hashed = True
-        return 7
-
-
-class EvilStr(str):
-    def _raise(self, *_: Any, **__: Any) -> Any:
-        raise RuntimeError("boom")
-
-    __repr__ = __str__ = __len__ = __getitem__ = __iter__ = __eq__ = strip = encode = __format__ = _raise  # type: ignore[assignment]
-    __hash__ = str.__hash__
-
-
-class ToolKey(str):
-    """A key that hashes like 'tool' and raises when compared: any dict lookup of 'tool' meets it (so it
-    can only be put in a dict that has no 'tool' key)."""
-
-    def __hash__(self) -> int:
-        return hash("tool")
-
-    def __eq__(self, other: object) -> bool:
-        raise RuntimeError("boom")
-
-
-class EvilDict(dict):  # type: ignore[type-arg]
-    def _raise(self, *_: Any, **__: Any) -> Any:
-        raise RuntimeError("boom")
-
-    keys = items = values = get = __getitem__ = __iter__ = __len__ = __contains__ = __repr__ = _raise  # type: ignore[assignment]
-
-
-class EvilMapping(Mapping[str, Any]):
-    def __getitem__(self, key: str) -> Any:
-        raise RuntimeError("boom")
-
-    def __iter__(self) -> Iterator[str]:
-        raise RuntimeError("boom")
-
-    def __len__(self) -> int:
-        raise RuntimeError("boom")
-
-
-class EvilList(list):  # type: ignore[type-arg]
-    def _raise(self, *_: Any, **__: Any) -> Any:
-        raise RuntimeError("boom")
-
-    __iter__ = __len__ = __getitem__ = __repr__ = _raise  # type: ignore[assignment]
-
-
-class EvilInt(int):
-    def _raise(self, *_: Any, **__: Any) -> Any:
-        raise RuntimeError("boom")
-
-    __repr__ = __str__ = __index__ = __float__ = __format__ = _raise  # type: ignore[assignment]
-
-
 class Colour(enum.Enum):
     RED = 1
 
@@ -360,8 +299,8 @@ JUNK: list[tuple[int, Callable[[random.Random], Any]]] = [
     (3, lambda r: r.choice([2**63, 2**64, -(2**63) - 1, 10**30, 10**4300 - 1, 10**5000, -(10**5000)])),
     (3, lambda r: r.choice([b"o000", bytearray(b"x"), memoryview(b"x"), (1, 2), {1, 2}, frozenset(), 1j, object(),
                             print, type, Colour.RED, Resource.SE, Ellipsis, NotImplemented, range(3)])),
-    (4, lambda r: r.choice([Boom, lambda: EvilStr("o000"), lambda: EvilDict(a=1), EvilMapping, lambda: EvilList([1]),
-                            lambda: EvilInt(3), _cyclic_list, _cyclic_dict])()),
+    (4, lambda r: r.choice([Boom, lambda: RaisingStr("o000"), lambda: RaisingDict(a=1), RaisingMapping,
+                            lambda: RaisingList([1]), lambda: RaisingInt(3), _cyclic_list, _cyclic_dict])()),
     (2, lambda r: deep_list(r.choice(DEPTHS))),
     (2, lambda r: deep_dict(r.choice(DEPTHS))),
     (2, lambda r: [r.random() for _ in range(r.choice([7, 21, 1000]))]),
@@ -380,7 +319,7 @@ def junk_key(rng: random.Random) -> Any:
         lambda: rng.choice(["evidence", "Tool", "args ", "", "\x00", "tool\x1b", "😀" * 9, "k" * 19_000,
                             "k" * 1_000_000]),
         lambda: rng.choice([1, 2.5, None, True, (1, 2), 10**5000, b"tool", frozenset()]),
-        lambda: rng.choice([Boom(), EvilStr("x")]),
+        lambda: rng.choice([Boom(), RaisingStr("x")]),
     ])()
 
 
@@ -425,9 +364,9 @@ def _mutate(rng: random.Random, call: dict[str, Any]) -> Any:
     elif how == 10:
         return {**call, "args": junk(rng)}
     elif how == 11:
-        return rng.choice([EvilDict(call), EvilMapping(), {**call, "args": EvilDict(args)}])
+        return rng.choice([RaisingDict(call), RaisingMapping(), {**call, "args": RaisingDict(args)}])
     elif how == 12:
-        return {ToolKey("tool"): call["tool"], "args": args}
+        return {CollidingKey("tool"): call["tool"], "args": args}
     else:
         return _text(call).encode(rng.choice(["utf-8", "utf-16", "latin-1"]), "replace")
     return {**call, "args": args}
@@ -461,7 +400,7 @@ def random_call(rng: random.Random, env: Any) -> tuple[str, Any]:
             lambda: bytes(rng.randrange(256) for _ in range(rng.randint(0, 30))),
         ])()
     return "junk", rng.choice([lambda: junk(rng), lambda: {junk_key(rng): junk(rng)},
-                               lambda: {ToolKey("tool"): "wait", "args": {"hours": 1, "until": None}},
+                               lambda: {CollidingKey("tool"): "wait", "args": {"hours": 1, "until": None}},
                                lambda: {"tool": rng.choice(["wait", "view_opportunity"]),
                                         "args": {junk_key(rng): junk(rng)}},
                                lambda: {"tool": "wait", "args": {"hours": junk(rng), "until": None}}])()

@@ -28,6 +28,7 @@ import numpy as np
 
 from salesgym.bench.splits import (
     FORMAT_VERSION,
+    LITE_OF,
     NAME_PATTERN,
     PRIVATE_FORMAT_VERSION,
     SPLIT_NAMES,
@@ -111,6 +112,25 @@ SHAPES: dict[str, SplitShape] = {
         count=3,
     ),
 }
+
+# lite cuts of eval and held-out: the same templates, fewer and smaller territories, so a language model's
+# episode stays within a few hundred turns and a modest token budget (docs/benchmark.md has the figures)
+SHAPES["eval-lite"] = SplitShape(
+    "A lite cut of eval (its templates; 3 territories each, 10-12 opportunities, 30 days) for language-model "
+    "agents: an episode is about two hundred turns.",
+    per_template=3,
+    sizes=(10, 12),
+    horizons=(30,),
+    seed_base=50_000,
+)
+SHAPES["held-out-lite"] = SplitShape(
+    "A lite cut of held-out (its templates, one territory each, 10-12 opportunities, 30 days) for "
+    "language-model agents.",
+    per_template=1,
+    sizes=(10, 12),
+    horizons=(30,),
+    seed_base=60_000,
+)
 
 PRIVATE_SHAPE = SplitShape(
     "Private test territories, drawn like held-out (templates never in train, including a family never in "
@@ -211,6 +231,7 @@ def generate(catalogue: Catalogue, held_out_family: str | None = None) -> dict[s
     """Sealed manifest dicts for every split, keyed by split name."""
     pools = assign_templates(catalogue, held_out_family)
     pools["debug"] = _debug_pool(pools["train"])
+    pools.update({lite: pools[parent] for lite, parent in LITE_OF.items()})
     terr = {name: _territories(name, pools[name], SHAPES[name]) for name in SHAPES}
     out: dict[str, dict[str, Any]] = {}
     for name, shape in SHAPES.items():

@@ -37,7 +37,9 @@ ENV_ID = "territory-v0"  # the registered environment the manifests describe
 FORMAT_VERSION = 1  # public manifests: seeds are in the file
 PRIVATE_FORMAT_VERSION = 2  # adds "seeding"; territories carry "seed": null (derived from the operator's key)
 FORMAT_VERSIONS = (FORMAT_VERSION, PRIVATE_FORMAT_VERSION)
-SPLIT_NAMES = ("train", "eval", "held-out", "debug")
+SPLIT_NAMES = ("train", "eval", "held-out", "debug", "eval-lite", "held-out-lite")
+# a lite split is a smaller cut of its parent's templates (a language model's episode fits a modest budget)
+LITE_OF = {"eval-lite": "eval", "held-out-lite": "held-out"}
 ENV_VAR = "SALESGYM_SPLITS_DIR"
 KEY_ENV_VAR = "SALESGYM_SPLIT_KEY_FILE"
 SEED_LIMIT = 2**63  # exclusive: the run store keeps seeds in a signed 64-bit SQLite INTEGER
@@ -487,27 +489,32 @@ def rule_violations(manifests: Mapping[str, Manifest]) -> list[str]:
 
     - ``held-out`` contains no template seen in ``train`` and at least one family never seen in ``train``;
     - every private split is drawn like ``held-out`` and obeys the same rule;
-    - ``eval`` shares families with ``train`` but no template.
+    - ``eval`` shares families with ``train`` but no template;
+    - a lite split obeys its parent's rule and uses only its parent's templates.
     """
     problems: list[str] = []
     train = manifests.get("train")
     if train is None:
         return ["no train split: the rules between splits cannot be checked"]
-    unseen = [m for name, m in sorted(manifests.items()) if name == "held-out" or m.private]
-    for held in unseen:
-        leaked = sorted(held.templates & train.templates)
-        if leaked:
-            problems.append(f"{held.name} shares template(s) with train: {', '.join(leaked)}")
-        if not held.families - train.families:
-            problems.append(f"{held.name} has no family that is absent from train")
-    ev = manifests.get("eval")
-    if ev is not None:
-        leaked = sorted(ev.templates & train.templates)
-        if leaked:
-            problems.append(f"eval shares template(s) with train: {', '.join(leaked)}")
-        foreign = sorted(ev.families - train.families)
-        if foreign:
-            problems.append(f"eval has family(ies) absent from train: {', '.join(foreign)}")
+    for name, m in sorted(manifests.items()):
+        rule = LITE_OF.get(name, name)
+        if rule == "held-out" or m.private:
+            leaked = sorted(m.templates & train.templates)
+            if leaked:
+                problems.append(f"{name} shares template(s) with train: {', '.join(leaked)}")
+            if not m.families - train.families:
+                problems.append(f"{name} has no family that is absent from train")
+        elif rule == "eval":
+            leaked = sorted(m.templates & train.templates)
+            if leaked:
+                problems.append(f"{name} shares template(s) with train: {', '.join(leaked)}")
+            foreign = sorted(m.families - train.families)
+            if foreign:
+                problems.append(f"{name} has family(ies) absent from train: {', '.join(foreign)}")
+        parent = manifests.get(LITE_OF.get(name, ""))
+        if parent is not None and m.templates - parent.templates:
+            problems.append(f"{name} has template(s) its parent {parent.name} lacks: "
+                            f"{', '.join(sorted(m.templates - parent.templates))}")
     return problems
 
 

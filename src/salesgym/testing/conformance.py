@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 import salesgym
+from salesgym.testing.hostile import Boom, RaisingDict, RaisingMapping
 
 Action = Any
 Driver = Callable[[Any, random.Random], Action]
@@ -295,13 +296,6 @@ def _check_strict_object(node: Any, where: str, keywords: frozenset[str], names:
             _check_strict_object(value, where, keywords)
 
 
-class _Raises:
-    def __repr__(self) -> str:
-        raise RuntimeError("repr raises")
-
-    __str__ = __repr__
-
-
 def _deep(n: int) -> Any:
     value: Any = []
     for _ in range(n):
@@ -331,7 +325,9 @@ def bad_calls(env: Any) -> dict[str, Any]:
         "deep_list_argument": {"tool": name, "args": {"x": _deep(2000)}},
         "huge_int_argument": {"tool": name, "args": {"x": 10**5000}},
         "huge_key": {"tool": name, "args": {"k" * 100_000: 1}},
-        "unprintable_argument": {"tool": name, "args": {"x": _Raises()}},
+        "unprintable_argument": {"tool": name, "args": {"x": Boom()}},
+        "raising_mapping": RaisingMapping(),
+        "raising_dict_arguments": {"tool": name, "args": RaisingDict(x=1)},
         "control_characters": {"tool": "\x1b[2J\x00" * 20, "args": {}},
     }
 
