@@ -157,3 +157,13 @@ def test_projection_scales_the_sample() -> None:
     assert p.tokens == pytest.approx({"prompt_tokens": 1500 * 30, "completion_tokens": 10 * 30, "cached_tokens": 0})
     assert p.cost == pytest.approx(30 * (1500 * 2.0 + 10 * 4.0) / 1e6)
     assert p.wall_s == pytest.approx(30 * sum(e.wall_s for e in sample) / 2)
+
+
+def test_the_viewer_reads_a_real_stored_trajectory(run: tuple[Path, str], tmp_path: Path) -> None:
+    """The store's trajectories are what ``salesgym view`` shows (no stand-in for Store.trajectory here)."""
+    from test_view import _cli
+
+    db, run_id = run
+    code, out, err = _cli(run_id, "--db", str(db), "--episode", f"random/{DEBUG.territories[1].id}/0", "--turns", "1:3")
+    assert code == 0, err
+    assert f"Episode: random on {DEBUG.territories[1].id}" in out and "Final score" in out

@@ -980,7 +980,7 @@ def view_command(
         records = {_key(r): r for r in store.episodes(run)}
         key = select_episode(list(records), episode, run)
         # WIRING: the one call into the trajectory store (Store.trajectory, keyed by policy, territory, trial).
-        trajectory = store.trajectory(run, key.policy, key.territory, key.trial)  # type: ignore[attr-defined]
+        trajectory = store.trajectory(run, key.policy, key.territory, key.trial)
     except (StoreError, EpisodeNotFound) as e:
         cmd._fail(str(e))
     finally:
