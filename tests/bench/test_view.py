@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
 from rich.console import Console
 from typer.testing import CliRunner
 from view_fakes import HOSTILE, expected_value, hostile, random_debug, wait_runs, with_model
 
 from salesgym.bench import view
-from salesgym.bench.store import EpisodeRecord, RunRecord, Store, StoreError
+from salesgym.bench.store import EpisodeRecord, RunRecord, Store, encode_trajectory
 from salesgym.bench.view import EpisodeKey, EpisodeNotFound, parse_turns, select_episode
-from salesgym.cli import _OneLineErrors
+from salesgym.cli import app
 
 WIDE = 400  # wide enough that no assertion depends on where rich wraps
 
@@ -316,33 +315,24 @@ def test_select_episode() -> None:
         select_episode([], None, "r2")
 
 
-# -- the command (registered here on its own app; the store's trajectory call is faked until it lands) -----
+# -- the command: the real CLI over a real store holding these trajectories -------------------------------
 @pytest.fixture
-def run_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def run_db(tmp_path: Path) -> Path:
     ev, ev_score = expected_value()
     rnd, rnd_score = random_debug()
     rnd["territory"] = "t02"
-    stored = {("expected-value", "t01", 0): ev, ("random", "t02", 0): rnd}
     db = tmp_path / "runs.sqlite"
     with Store(db) as store:
         store.ensure_run(RunRecord("r1", "", "debug", "0" * 64, ("expected-value", "random")))
-        for (policy, territory, _), score in zip(stored, (ev_score, rnd_score), strict=True):
-            store.record("r1", EpisodeRecord(policy, territory, 3, "ok", score, 0.1, 10, 10))
-
-    def trajectory(self: Store, run_id: str, policy: str, territory: str, trial: int) -> dict[str, Any]:
-        if (policy, territory, trial) not in stored:
-            raise StoreError(f"{self.path}: no trajectory for {policy}/{territory}/{trial}")
-        return stored[(policy, territory, trial)]
-
-    monkeypatch.setattr(Store, "trajectory", trajectory, raising=False)
+        for (policy, territory), traj, score in ((("expected-value", "t01"), ev, ev_score),
+                                                 (("random", "t02"), rnd, rnd_score)):
+            store.record("r1", EpisodeRecord(policy, territory, 3, "ok", score, 0.1, 10, 10,
+                                             trajectory=encode_trajectory(traj)))
     return db
 
 
 def _cli(*args: str) -> tuple[int, str, str]:
-    """``salesgym view ARGS`` on an app wired as the real CLI will be (its one-line errors included)."""
-    app = typer.Typer(cls=_OneLineErrors)
-    app.command("view")(view.view_command)
-    app.command("noop")(lambda: None)  # two commands, so the app takes a command name as the real CLI does
+    """``salesgym view ARGS`` through the real command-line app."""
     result = CliRunner().invoke(app, ["view", *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     return result.exit_code, result.stdout, result.stderr

@@ -30,6 +30,7 @@ from salesgym.bench import splits as sp
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
+from salesgym.bench.view import view_command
 from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 
 DEFAULT_DB = Path("runs") / "salesgym.sqlite"
@@ -888,4 +889,5 @@ def register(app: typer.Typer) -> None:
     app.command()(report)
     app.command()(export)
     app.command()(runs)
+    app.command("view")(view_command)
     app.add_typer(splits_app, name="splits")
