@@ -52,6 +52,15 @@ class Waiter:
         return {"tool": "wait", "args": {"hours": None, "until": "next_week"}}
 
 
+class SeedTeller(Waiter):
+    """Reports the seed it was built with (to check what seed code from outside the package gets)."""
+
+    name = "seed-teller"
+
+    def episode_record(self):
+        return {"seed": self.seed}
+
+
 class NoAct:
     def __init__(self, seed):
         pass

@@ -11,8 +11,9 @@ from agent_fixtures import write_agent_module
 from typer.testing import CliRunner
 
 from salesgym.bench import analysis as an
-from salesgym.bench.policyspec import PolicySpecError, resolve_agent
+from salesgym.bench.policyspec import PolicySpecError, outside_seed, resolve_agent
 from salesgym.bench.report import write_report
+from salesgym.bench.runner import trial_seed
 from salesgym.bench.store import Store
 from salesgym.cli import app
 
@@ -67,6 +68,22 @@ def test_agent_class_from_the_current_directory_is_ranked_with_its_cost(agents: 
     assert an.dollars(cost.cost_mean) in line and an.tokens_text(cost.tokens_mean) in line
     assert f"the whole run: {an.dollars(cost.cost_total)}" in md
     assert "## Episode ends" in md
+
+
+def test_an_agent_never_gets_the_worlds_seed(agents: str, tmp_path: Path) -> None:
+    """On a private split the world's seed is secret: with it an agent could build the world and read its
+    hidden truth. Agents get a one-way hash of their policy seed instead, reproducible per trial."""
+    db = tmp_path / "s.sqlite"
+    _bench("--agent", f"{agents}:SeedTeller", "-p", "idle", "-p", "random", "-p", "oracle", "--trials", "2",
+           "--workers", "1", "--db", str(db))
+    with Store(db, readonly=True) as store:
+        eps = [e for e in store.episodes(store.runs()[-1].id) if e.policy == "seed-teller"]
+    world_seeds = {e.seed for e in eps}
+    assert len(eps) == 6 and len(world_seeds) == 3
+    for e in eps:
+        got = e.policy_record["seed"]
+        assert got == outside_seed(trial_seed(e.seed, e.trial)) and got not in world_seeds
+    assert len({e.policy_record["seed"] for e in eps}) == 6
 
 
 def test_a_factory_plays_the_same_agent(agents: str, tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ A :class:`PolicySpec` is one of three kinds:
   as ``salesgym.agents.llm.LLMPolicy(seed, LLMConfig(**config))``.
 
 The agent contract (docs/benchmark.md, "Your own agent"): ``module:attr`` names a class or a factory that is
-called with one positional argument, the episode's policy seed (an int), ``attr(seed)``, and returns an object
+called with one positional argument, a seed (an int; :func:`outside_seed` of the episode's policy seed, so
+the world's seed never reaches code from outside the package), ``attr(seed)``, and returns an object
 with ``reset(observation, tool_schemas, instructions)`` and ``act(observation) -> action``; it may have
 ``observe_result(tool_result)``, ``observe_reward(reward)``, ``turn_record()`` and ``episode_record()``
 (subclassing :class:`salesgym.agents.Policy` gives them all). Its leaderboard name is the built object's
@@ -80,11 +81,19 @@ class PolicySpec:
 
             return make_policy(self.name, seed=seed, hidden_truth=hidden_truth)
         if self.kind == AGENT:
-            return with_optional_methods(_import_target(self.target, self.path)(seed))
+            return with_optional_methods(_import_target(self.target, self.path)(outside_seed(seed)))
         if self.kind == LLM:
             config_cls, policy_cls = _llm_classes()
-            return policy_cls(seed, config_cls(**json.loads(self.config)))
+            return policy_cls(outside_seed(seed), config_cls(**json.loads(self.config)))
         raise PolicySpecError(f"unknown policy kind {self.kind!r}")
+
+
+def outside_seed(seed: int) -> int:
+    """The seed an agent from outside the package (``--agent``, ``llm``) gets: a one-way hash of the policy
+    seed. On a private split the policy seed of trial 0 is the world's secret-derived seed, and with it an
+    agent could build the world itself and read its hidden truth; built-in policies are the package's own."""
+    digest = hashlib.sha256(f"salesgym/agent-seed/v1:{seed}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1  # 63 bits
 
 
 # -- agents ----------------------------------------------------------------------------------------
