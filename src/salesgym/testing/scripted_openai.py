@@ -32,7 +32,7 @@ shares with the previous request of the same script, ``prompt_tokens`` that plus
 
 **Records.** ``requests`` holds every request received, in order: its ``seed``, ``body`` (the JSON sent:
 messages, tools, sampling parameters), the ``move`` served, the HTTP ``status``, the ``usage`` returned and
-the arrival time ``t`` (``time.monotonic``).
+the arrival time ``t`` (``time.monotonic``); ``requests_for(seed)`` those since that seed's script was set.
 
 :func:`script_of` builds the script of a baseline by playing it in process.
 """
@@ -155,6 +155,7 @@ class ScriptedOpenAI:
         self._scripts: dict[ScriptKey, list[Move]] = {}
         self._cursor: dict[ScriptKey, int] = {}
         self._last_prompt: dict[ScriptKey, str] = {}
+        self._generation: dict[ScriptKey, int] = {}  # how many times each key's script was set
         self._lock = threading.Lock()
         for key, moves in (scripts or {}).items():
             self.script(key, moves)
@@ -170,10 +171,13 @@ class ScriptedOpenAI:
             self._scripts[seed] = list(moves)
             self._cursor[seed] = 0
             self._last_prompt.pop(seed, None)
+            self._generation[seed] = self._generation.get(seed, 0) + 1
 
     def requests_for(self, seed: ScriptKey) -> list[dict[str, Any]]:
+        """The requests with this ``seed`` since its script was last set."""
         with self._lock:
-            return [r for r in self.requests if r["seed"] == seed]
+            generation = self._generation.get(seed, 0)
+            return [r for r in self.requests if r["seed"] == seed and r["generation"] == generation]
 
     def moves_left(self, seed: ScriptKey) -> int:
         with self._lock:
@@ -244,7 +248,8 @@ class ScriptedOpenAI:
         seed = body.get("seed")
         key: ScriptKey = seed if isinstance(seed, int) else None
         with self._lock:
-            record: dict[str, Any] = {"seed": key, "body": body, "t": arrived, "move": None, "usage": None}
+            record: dict[str, Any] = {"seed": key, "body": body, "t": arrived, "move": None, "usage": None,
+                                      "generation": self._generation.get(key, 0)}  # fmt: skip
             self.requests.append(record)
             script = self._scripts.get(key)
             if script is None:

@@ -164,7 +164,9 @@ class ChatClient:
             return f"connection error: {type(cause).__name__ if cause else type(exc).__name__}", 0.0
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
-            text = f"HTTP {status}: {_clip(str(exc.message))}"
+            body = exc.body
+            said = body.get("message") if isinstance(body, dict) else None  # the endpoint's own words
+            text = f"HTTP {status}: {_clip(said if isinstance(said, str) and said else str(exc.message))}"
             if status in RETRY_STATUS or status >= 500:
                 return text, _retry_after(exc.response.headers.get("retry-after"))
             return text, None
