@@ -166,6 +166,7 @@ class ContextBuilder:
         self.tools_chars = tools_chars
         self.limit = int((config.context_tokens - config.max_tokens) * SAFETY)  # prompt tokens, tools included
         self.dropped = 0  # ``full``: blocks dropped so far (never shrinks)
+        self._digest: tuple[tuple[int, int], str] = ((-1, -1), "")  # the last digest made, by (start, lines)
 
     def tokens(self, messages: Sequence[Message]) -> int:
         return self.estimator.tokens(sum(json_chars(m) for m in messages) + self.tools_chars, len(messages))
@@ -241,7 +242,10 @@ class ContextBuilder:
                     f"Where things stood after turn {first_turn - 1}:\n{conv.state_before(start)}"
                 )
         else:
-            lines = digest(conv.blocks[:start], digest_lines)
+            key = (start, digest_lines)
+            if self._digest[0] != key:  # blocks before the window are complete: the digest only changes with it
+                self._digest = (key, digest(conv.blocks[:start], digest_lines))
+            lines = self._digest[1]
             text = (
                 f"Where the episode started:\n{conv.first.get('content', '')}\n\n"
                 f"[Turns {before} in brief, oldest first:]\n{lines}\n\n"
