@@ -1,9 +1,15 @@
-"""Helpers of the LLM policy's tests: baselines played in process, a policy on the scripted server."""
+"""Helpers of the LLM policy's tests: baselines played in process, the scripted server (a module-scoped fixture
+each test module binds as ``server``), a policy on it. The tests run against that real loopback server; nothing
+is mocked. (No ``conftest.py`` here: the suite keeps one, see tests/conftest.py.)"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import pytest
 
 import salesgym
 from salesgym.agents import make_policy
@@ -13,6 +19,13 @@ from salesgym.testing.scripted_openai import Move, ScriptedOpenAI
 
 KEY_ENV = "SALESGYM_TEST_LLM_KEY"
 KEY = "sk-test-4f1c9e-not-a-real-key"
+os.environ[KEY_ENV] = KEY  # a variable only these tests read
+
+
+@pytest.fixture(scope="module")
+def scripted_server() -> Iterator[ScriptedOpenAI]:
+    with ScriptedOpenAI() as s:
+        yield s
 
 
 @dataclass

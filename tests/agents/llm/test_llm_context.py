@@ -7,12 +7,15 @@ import re
 from itertools import pairwise
 
 import pytest
-from llm_helpers import Baseline, llm, play_baseline, run
+from llm_helpers import Baseline, llm, play_baseline, run, scripted_server
 
 from salesgym.agents.base import Episode
 from salesgym.agents.llm import LLMConfig, sampling_seed
 from salesgym.agents.llm.context import STATE_CHARS, Block, CallNote, args_text, digest
 from salesgym.testing.scripted_openai import ScriptedOpenAI, moves_from_actions
+
+server = scripted_server  # the module's scripted server (a fixture)
+
 
 SEED = 4
 SMALL = 16_000  # tight for the 10-opportunity episode: every strategy has to cut

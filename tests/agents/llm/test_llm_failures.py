@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from llm_helpers import Baseline, llm, play_baseline, run
+from llm_helpers import Baseline, llm, play_baseline, run, scripted_server
 
 from salesgym.agents.base import Episode
 from salesgym.agents.llm import FAILURE_KINDS, sampling_seed
@@ -22,6 +22,8 @@ from salesgym.testing.scripted_openai import (
     tool_calls,
     unknown_tool,
 )
+
+server = scripted_server  # the module's scripted server (a fixture)
 
 SEED = 31
 WAIT = {"hours": None, "until": "next_event"}
@@ -109,6 +111,7 @@ def test_consecutive_replies_without_a_tool_call_end_the_episode(ev: Baseline, s
 def test_a_malformed_call_goes_to_the_environment_as_written_and_counts_once(
     ev: Baseline, server: ScriptedOpenAI, move: dict[str, object], sent_args: object, detail: str
 ) -> None:
+
     env = ev.env()
     policy = llm(server, SEED, [move, *moves_from_actions(ev.actions[:1])])
     recorder = Recorder(Episode(env, policy, SEED, max_steps=2))

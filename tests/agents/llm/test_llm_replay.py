@@ -8,12 +8,14 @@ import math
 from itertools import pairwise
 
 import pytest
-from llm_helpers import KEY, Baseline, llm, play_baseline, run
+from llm_helpers import KEY, Baseline, llm, play_baseline, run, scripted_server
 
 from salesgym.agents.base import Episode
 from salesgym.agents.llm import FAILURE_KINDS, sampling_seed
 from salesgym.agents.trajectory import Recorder
 from salesgym.testing.scripted_openai import ScriptedOpenAI, moves_from_actions, script_of
+
+server = scripted_server  # the module's scripted server (a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +55,7 @@ def test_script_of_plays_the_baseline_in_process(debug_ev: Baseline) -> None:
 def test_several_calls_in_one_reply_run_in_order_over_the_next_turns(
     debug_ev: Baseline, server: ScriptedOpenAI
 ) -> None:
+
     env = debug_ev.env()
     policy = llm(server, debug_ev.seed, moves_from_actions(debug_ev.actions, per_reply=3))
     recorder = Recorder(Episode(env, policy, debug_ev.seed), env_id=debug_ev.env_id)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from llm_helpers import Baseline, llm, play_baseline, run
+from llm_helpers import Baseline, llm, play_baseline, run, scripted_server
 
 from salesgym.agents.base import Episode
 from salesgym.agents.llm import sampling_seed
 from salesgym.agents.trajectory import Recorder
 from salesgym.testing.scripted_openai import ScriptedOpenAI, delayed, drop, http_error, moves_from_actions
+
+server = scripted_server  # the module's scripted server (a fixture)
+
 
 SEED = 57
 BACKOFF = 0.05

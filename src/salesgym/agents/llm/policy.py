@@ -115,11 +115,11 @@ class LLMPolicy(Policy):
 
     def __init__(self, seed: int, config: LLMConfig | None = None, **overrides: Any) -> None:
         super().__init__(seed)
-        self.config = (config or LLMConfig()).replace(**overrides) if overrides else (config or LLMConfig())
+        base = config or LLMConfig()
+        self.config = base.replace(**overrides) if overrides else base
         if not self.config.model:
             raise ValueError("LLMPolicy needs a model: LLMPolicy(seed, model='...') or LLMConfig(model='...')")
         self._client: ChatClient | None = None
-        self._episode: dict[str, Any] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
