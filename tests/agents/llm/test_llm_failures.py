@@ -77,7 +77,10 @@ def test_a_reply_without_a_tool_call_is_answered_and_asked_again(ev: Baseline, s
     assert [s.action for s in steps] == ev.actions[:2]
     turn = recorder.trajectory["turns"][0]["model"]
     assert turn["requests"] == 3 and [f["kind"] for f in turn["failures"]] == ["no_tool_call"] * 2
-    assert [m["content"] for m in turn["messages"][:2]] == ["I will research first.", "Still thinking."]
+    # the turn's record is its part of the conversation: each reply, and the request for a call after it
+    assert [m["role"] for m in turn["messages"]] == ["assistant", "user", "assistant", "user", "assistant"]
+    assert [m["content"] for m in turn["messages"][:4]] == ["I will research first.", NUDGE, "Still thinking.", NUDGE]
+    assert turn["messages"][4]["tool_calls"][0]["id"] == turn["tool_call_id"]
     assert "I will research first." in turn["failures"][0]["detail"]
     third = server.requests_for(sampling_seed(SEED))[2]["body"]["messages"]
     assert [m["role"] for m in third[2:]] == ["assistant", "user", "assistant", "user"]

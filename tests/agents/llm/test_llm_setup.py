@@ -29,14 +29,16 @@ def test_a_missing_extra_says_how_to_install_it() -> None:
         "import sys; sys.modules['openai'] = None\n"
         "import salesgym\n"
         "from salesgym.agents.llm import LLMPolicy\n"
+        "from salesgym.agents.llm import ensure_sdk\n"
         "env = salesgym.make('territory-debug-v0'); obs, info = env.reset(seed=1)\n"
-        "try:\n"
-        "    LLMPolicy(1, model='m').reset(obs, env.tool_schemas(), info['instructions'])\n"
-        "except ImportError as exc:\n"
-        "    print(exc)\n"
+        "for check in (ensure_sdk, lambda: LLMPolicy(1, model='m').reset(obs, env.tool_schemas(), '')):\n"
+        "    try:\n"
+        "        check()\n"
+        "    except ImportError as exc:\n"
+        "        print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
-    assert "pip install 'salesgym[llm]'" in out
+    assert out.count("pip install 'salesgym[llm]'") == 2
 
 
 def test_a_missing_key_is_a_clear_error_before_the_first_step(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,12 +8,13 @@ environment with that environment's tools (docs/llm.md).
 True
 
 Importing this package does not import the ``openai`` SDK; making a client does (``pip install
-'salesgym[llm]'``).
+'salesgym[llm]'``), and ``ensure_sdk()`` checks for it up front.
 """
 
 from __future__ import annotations
 
+from salesgym.agents.llm.client import ensure_sdk
 from salesgym.agents.llm.config import LLMConfig
 from salesgym.agents.llm.policy import FAILURE_KINDS, LLMPolicy, sampling_seed
 
-__all__ = ["FAILURE_KINDS", "LLMConfig", "LLMPolicy", "sampling_seed"]
+__all__ = ["FAILURE_KINDS", "LLMConfig", "LLMPolicy", "ensure_sdk", "sampling_seed"]

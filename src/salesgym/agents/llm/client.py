@@ -67,7 +67,9 @@ class Completion:
         return len(self.errors) + 1
 
 
-def _sdk() -> Any:
+def ensure_sdk() -> Any:
+    """The ``openai`` module, or an ImportError saying how to install it (a runner can call this before any
+    episode; the policy calls it when it makes its client)."""
     try:
         import openai
     except ImportError as exc:  # the extra is optional
@@ -79,7 +81,7 @@ class ChatClient:
     """``complete(messages, tools, seed)`` against ``config.base_url``; ``sleep`` is injectable for backoff."""
 
     def __init__(self, config: LLMConfig, sleep: Callable[[float], None] = time.sleep) -> None:
-        openai = _sdk()
+        openai = ensure_sdk()
         key = os.environ.get(config.api_key_env)
         if not key:
             raise RuntimeError(

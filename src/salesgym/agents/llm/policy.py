@@ -6,8 +6,8 @@ message); it acts only through tool calls.
 Every way a turn can go wrong is recorded by kind and never turned into an action silently:
 
 ``no_tool_call``
-    A reply without a tool call. The model is told so and asked again; ``max_no_tool_call`` such replies in
-    a row end the episode (``StopEpisode("no_tool_call")``).
+    A reply without a tool call. The model is told so (a ``user`` message) and asked again;
+    ``max_no_tool_call`` such replies in a row end the episode (``StopEpisode("no_tool_call")``).
 ``malformed_call``
     A call whose arguments are not a JSON object or that names no tool the environment has. It is still
     sent to the environment as the model wrote it, which refuses it as one counted invalid action (the
@@ -243,9 +243,11 @@ class LLMPolicy(Policy):
                 self._take(message, calls)
                 return
             self._fail("no_tool_call", f"finish_reason={completion.finish_reason}: {message.get('content') or ''}")
+            nudge = {"role": "user", "content": NUDGE}
+            self._turn.messages.append(nudge)  # the turn's record is its part of the conversation, in order
             block = Block(self._actions + 1)
             block.add(message)
-            block.add({"role": "user", "content": NUDGE})
+            block.add(nudge)
             block.notes.append(CallNote(self._actions + 1, "", ""))
             self._conv.blocks.append(block)
             self._no_tool_run += 1
