@@ -1,0 +1,20 @@
+"""The generic language-model policy: any OpenAI-compatible chat-completions endpoint plays any registered
+environment with that environment's tools (docs/llm.md).
+
+>>> from salesgym.agents.llm import LLMConfig, sampling_seed
+>>> LLMConfig(model="m").context, LLMConfig().context_tokens
+('summary', 32000)
+>>> sampling_seed(7) == sampling_seed(7) != sampling_seed(8)
+True
+
+Importing this package does not import the ``openai`` SDK; making a client does (``pip install
+'salesgym[llm]'``), and ``ensure_sdk()`` checks for it up front.
+"""
+
+from __future__ import annotations
+
+from salesgym.agents.llm.client import ensure_sdk
+from salesgym.agents.llm.config import LLMConfig
+from salesgym.agents.llm.policy import FAILURE_KINDS, LLMPolicy, sampling_seed
+
+__all__ = ["FAILURE_KINDS", "LLMConfig", "LLMPolicy", "ensure_sdk", "sampling_seed"]

@@ -1,0 +1,222 @@
+"""A thin client over the ``openai`` SDK's chat completions, with counted retries.
+
+The SDK is imported when a client is made, never by ``import salesgym``. The SDK's own retries are off:
+each retry here is counted and its error kept, so a run shows how often the endpoint failed. Transport
+errors (connection refused or dropped, timeouts), 408, 409, 429 and 5xx are retried with exponential
+backoff; any other HTTP error, or a reply that is not a chat completion, is an :class:`EndpointError` at once.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from salesgym.agents.llm.config import LLMConfig
+
+RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
+ERROR_CHARS = 300  # the most of an endpoint's error text kept
+
+
+class EndpointError(Exception):
+    """The endpoint did not give a usable reply (after the retries it allows)."""
+
+    def __init__(self, reason: str, errors: Sequence[str] = ()) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.errors = list(errors)  # one text per failed attempt, the last one included
+
+    @property
+    def requests(self) -> int:
+        return max(1, len(self.errors))
+
+
+class DeadlineExceeded(Exception):
+    """The episode's wall-time budget ran out while waiting for the endpoint."""
+
+    def __init__(self, errors: Sequence[str] = ()) -> None:
+        super().__init__("wall_budget")
+        self.errors = list(errors)
+
+    @property
+    def requests(self) -> int:
+        return len(self.errors)
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answered request: the assistant message as plain data, what it cost, the retries before it."""
+
+    message: dict[str, Any]
+    usage: Usage
+    latency_s: float  # of the request that answered
+    finish_reason: str | None
+    errors: list[str] = field(default_factory=list)  # one text per failed attempt before it (each was retried)
+
+    @property
+    def requests(self) -> int:
+        return len(self.errors) + 1
+
+
+def ensure_sdk() -> Any:
+    """The ``openai`` module, or an ImportError saying how to install it (a runner can call this before any
+    episode; the policy calls it when it makes its client)."""
+    try:
+        import openai
+    except ImportError as exc:  # the extra is optional
+        raise ImportError("the LLM policy needs the openai SDK: pip install 'salesgym[llm]'") from exc
+    return openai
+
+
+class ChatClient:
+    """``complete(messages, tools, seed)`` against ``config.base_url``; ``sleep`` is injectable for backoff."""
+
+    def __init__(self, config: LLMConfig, sleep: Callable[[float], None] = time.sleep) -> None:
+        openai = ensure_sdk()
+        key = os.environ.get(config.api_key_env)
+        if not key:
+            raise RuntimeError(
+                f"set the environment variable {config.api_key_env} to the endpoint's API key "
+                "(any value for a local server that ignores it), or name another with api_key_env"
+            )
+        self.config = config
+        self.sleep = sleep
+        self._openai = openai
+        self._completion_type = openai.types.chat.ChatCompletion
+        self._sdk = openai.OpenAI(base_url=config.base_url, api_key=key, max_retries=0, timeout=config.timeout_s)
+
+    def request_body(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], seed: int | None
+    ) -> dict[str, Any]:
+        """The JSON body of the request (``extra_body`` merged in, as the SDK does)."""
+        c = self.config
+        body: dict[str, Any] = {
+            "model": c.model,
+            "messages": messages,
+            "tools": tools,
+            c.max_tokens_param: c.max_tokens,
+        }
+        optional = {"temperature": c.temperature, "top_p": c.top_p, "seed": seed, "tool_choice": c.tool_choice,
+                    "parallel_tool_calls": c.parallel_tool_calls}  # fmt: skip
+        body.update({k: v for k, v in optional.items() if v is not None})
+        body.update(c.extra_body)
+        return body
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        seed: int | None,
+        deadline: float | None = None,
+    ) -> Completion:
+        """One chat completion, retried as the module docstring says; ``deadline`` is a ``time.monotonic``
+        instant after which no request is started (:class:`DeadlineExceeded`)."""
+        body = self.request_body(messages, tools, seed)
+        errors: list[str] = []
+        attempt = 0
+        while True:
+            timeout = self.config.timeout_s
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise DeadlineExceeded(errors)
+                timeout = min(timeout, left)
+            began = time.monotonic()
+            try:
+                # the SDK's documented way to post a body as it is: ``chat.completions.create`` walks every
+                # message of the body to transform it (30 ms a request at 30k tokens) and changes nothing here
+                reply = self._sdk.post("/chat/completions", cast_to=self._completion_type, body=body,
+                                       options={"timeout": timeout})  # fmt: skip
+            except Exception as exc:
+                error, retry_after = self._classify(exc)
+                if error is None:
+                    raise
+                errors.append(error)
+                if retry_after is None:
+                    raise EndpointError(error, errors) from exc
+                if attempt >= self.config.max_retries:
+                    raise EndpointError(f"{error} (after {attempt + 1} attempts)", errors) from exc
+                delay = min(self.config.backoff_max_s, self.config.backoff_s * 2**attempt)
+                delay = max(delay, min(retry_after, self.config.backoff_max_s))
+                if deadline is not None and time.monotonic() + delay >= deadline:
+                    raise DeadlineExceeded(errors) from exc
+                self.sleep(delay)
+                attempt += 1
+                continue
+            latency = time.monotonic() - began
+            return self._completion(reply, latency, errors)
+
+    def _classify(self, exc: Exception) -> tuple[str | None, float | None]:
+        """(error text, seconds to wait before a retry or None when not retried); (None, None) when ``exc``
+        is not the endpoint's doing (a bug here: re-raised)."""
+        openai = self._openai
+        if isinstance(exc, openai.APITimeoutError):
+            return "timeout", 0.0
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__
+            return f"connection error: {type(cause).__name__ if cause else type(exc).__name__}", 0.0
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            body = exc.body
+            said = body.get("message") if isinstance(body, dict) else None  # the endpoint's own words
+            text = f"HTTP {status}: {_clip(said if isinstance(said, str) and said else str(exc.message))}"
+            if status in RETRY_STATUS or status >= 500:
+                return text, _retry_after(exc.response.headers.get("retry-after"))
+            return text, None
+        if isinstance(exc, openai.APIError):  # a body the SDK could not read as a completion
+            return f"bad response: {_clip(str(exc))}", None
+        return None, None
+
+    @staticmethod
+    def _completion(reply: Any, latency: float, errors: list[str]) -> Completion:
+        choices = getattr(reply, "choices", None)
+        if not choices:
+            raise EndpointError("the endpoint's reply has no choices", [*errors, "no choices"])
+        choice = choices[0]
+        msg = choice.message
+        message: dict[str, Any] = {"role": "assistant", "content": msg.content}
+        calls = [
+            {
+                "id": tc.id,
+                "type": "function",
+                "function": {"name": tc.function.name, "arguments": tc.function.arguments},
+            }
+            for tc in (msg.tool_calls or [])
+            if getattr(tc, "function", None) is not None
+        ]
+        if calls:
+            message["tool_calls"] = calls
+        usage = reply.usage
+        details = getattr(usage, "prompt_tokens_details", None) if usage is not None else None
+        return Completion(
+            message=message,
+            usage=Usage(
+                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                cached_tokens=int(getattr(details, "cached_tokens", 0) or 0),
+            ),
+            latency_s=latency,
+            finish_reason=choice.finish_reason,
+            errors=errors,
+        )
+
+
+def _retry_after(header: str | None) -> float:
+    try:
+        return max(0.0, float(header)) if header else 0.0
+    except ValueError:  # an HTTP date: fall back to the backoff
+        return 0.0
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 3] + "..."

@@ -1,0 +1,138 @@
+"""Every request stays within ``context_tokens`` under each strategy, counted by the server's own tokenizer,
+and each strategy shows what it says it shows."""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+import pytest
+from llm_helpers import Baseline, llm, play_baseline, run, scripted_server
+
+from salesgym.agents.base import Episode
+from salesgym.agents.llm import LLMConfig, sampling_seed
+from salesgym.agents.llm.context import STATE_CHARS, Block, CallNote, args_text, digest
+from salesgym.testing.scripted_openai import ScriptedOpenAI, moves_from_actions
+
+server = scripted_server  # the module's scripted server (a fixture)
+
+
+SEED = 4
+SMALL = 16_000  # tight for the 10-opportunity episode: every strategy has to cut
+
+
+@pytest.fixture(scope="module")
+def ev() -> Baseline:
+    return play_baseline("territory-v0", SEED, n_opportunities=10, horizon_days=30)
+
+
+def prompts(server: ScriptedOpenAI) -> list[dict[str, object]]:
+    return server.requests_for(sampling_seed(SEED))
+
+
+@pytest.mark.parametrize("strategy", ["full", "window", "summary"])
+def test_every_request_fits_and_the_episode_is_unchanged(strategy: str, ev: Baseline, server: ScriptedOpenAI) -> None:
+    env = ev.env()
+    policy = llm(server, SEED, moves_from_actions(ev.actions), context=strategy, context_tokens=SMALL, max_tokens=512)
+    episode = run(env, policy, SEED)
+    assert episode.end == ev.end and env.event_log_hash() == ev.log_hash
+    served = prompts(server)
+    assert len(served) == len(ev.actions)
+    tokens = [r["usage"]["prompt_tokens"] for r in served]  # type: ignore[index]
+    assert max(tokens) + 512 <= SMALL
+    assert max(tokens) > 0.8 * (SMALL - 512)  # the budget was used, not avoided
+    for r in served:
+        messages = r["body"]["messages"]  # type: ignore[index]
+        assert messages[0]["role"] == "system" and messages[1]["role"] == "user"
+        # every tool call shown is answered, and no tool message is shown without its call
+        ids = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+        answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
+        assert answered == ids[: len(answered)] and len(ids) - len(answered) <= 0
+    record = policy.episode_record()
+    assert record["max_prompt_tokens"] == max(tokens)
+    assert record["context"]["strategy"] == strategy and record["context"]["context_tokens"] == SMALL
+
+
+def test_full_keeps_everything_until_it_must_cut_then_cuts_back(ev: Baseline, server: ScriptedOpenAI) -> None:
+    policy = llm(server, SEED, moves_from_actions(ev.actions), context="full", context_tokens=SMALL, max_tokens=512)
+    run(ev.env(), policy, SEED)
+    served = prompts(server)
+    lengths = [len(r["body"]["messages"]) for r in served]  # type: ignore[index]
+    first_cut = next(i for i, (a, b) in enumerate(pairwise(lengths)) if b < a) + 1
+    assert lengths[:first_cut] == list(range(2, 2 * first_cut + 1, 2))  # every turn, verbatim
+    cut = served[first_cut]["body"]["messages"]  # type: ignore[index]
+    assert re.match(r"\[Turns t1-t\d+ are not shown", cut[1]["content"])
+    assert served[first_cut]["usage"]["prompt_tokens"] < 0.85 * served[first_cut - 1]["usage"]["prompt_tokens"]  # type: ignore[index]
+
+
+def test_window_shows_the_latest_turns_and_where_things_stood(ev: Baseline, server: ScriptedOpenAI) -> None:
+    policy = llm(server, SEED, moves_from_actions(ev.actions), context="window", window_turns=6)
+    steps = list(Episode(ev.env(), policy, SEED))
+    served = prompts(server)
+    late = served[100]["body"]["messages"]  # type: ignore[index]
+    shown = [m for m in late if m["role"] == "assistant"]
+    assert 6 <= len(shown) <= 8  # the window moves in steps of half its size
+    note, state = late[1]["content"].split("\n", 1)
+    k = len(steps[:100]) - len(shown)  # turns before the window
+    assert note == f"[Turns t1-t{k} are not shown: you see the latest turns only.]"
+    assert state == f"Where things stood after turn {k}:\n" + steps[k].observation["text"][:STATE_CHARS]
+    assert late[-1] == {"role": "tool", "tool_call_id": shown[-1]["tool_calls"][0]["id"],
+                        "content": steps[100].observation["text"]}  # fmt: skip
+    # between steps the prompt up to the window is unchanged, so it is served from the cache
+    cached = [r["usage"]["prompt_tokens_details"]["cached_tokens"] for r in served[90:110]]  # type: ignore[index]
+    assert sum(c > 2000 for c in cached) >= 10
+
+
+def test_summary_digests_older_turns_one_line_a_call(ev: Baseline, server: ScriptedOpenAI) -> None:
+    policy = llm(server, SEED, moves_from_actions(ev.actions), context="summary", window_turns=4, digest_turns=30)
+    run(ev.env(), policy, SEED)
+    late = prompts(server)[150]["body"]["messages"]  # type: ignore[index]
+    text = late[1]["content"]
+    assert text.startswith("Where the episode started:\nMon 2027-01-04 09:00")
+    lines = [line for line in text.splitlines() if re.match(r"t\d+ ", line)]
+    assert len(lines) == 30
+    assert re.search(r"^t1-t\d+: \d+ calls \(", text, re.M)  # the oldest, counted by tool
+    first_shown = next(m for m in late if m["role"] == "assistant")
+    name = first_shown["tool_calls"][0]["function"]["name"]
+    assert name in {a["tool"] for a in ev.actions}
+    # the last digest line is the call just before the window
+    n_before = int(re.search(r"\[Turns t1-t(\d+) in brief", text).group(1))  # type: ignore[union-attr]
+    assert lines[-1].startswith(f"t{n_before} {ev.actions[n_before - 1]['tool']}(")
+
+
+def test_digest_lines_are_short_and_deterministic() -> None:
+    args = {"stakeholder_id": "o002s4", "subject": "x" * 100, "body": "hello", "none": None, "ids": list(range(40))}
+    text = args_text(args)
+    assert text.startswith('stakeholder_id="o002s4", subject="' + "x" * 24 + '…"')
+    assert "none=" not in text and len(text) <= 97
+    block = Block(3, notes=[CallNote(3, "wait", "hours=2.0", "ok 2h"), CallNote(4, "view_opportunity", "", "error: x")])
+    assert digest([block], 5) == "t3 wait(hours=2.0) -> ok 2h\nt4 view_opportunity() -> error: x"
+    assert digest([block], 1) == (
+        "t3-t3: 1 calls (wait 1), 0 refused, 0 replies without a tool call\nt4 view_opportunity() -> error: x"
+    )
+
+
+def test_a_context_too_small_for_the_task_card_stops_with_a_reason(ev: Baseline, server: ScriptedOpenAI) -> None:
+    policy = llm(server, SEED, moves_from_actions(ev.actions), context_tokens=4000, max_tokens=256)
+    episode = run(ev.env(), policy, SEED)
+    assert episode.end is not None and episode.end.startswith("stopped: context_overflow: the task card and the tool")
+    assert prompts(server) == []
+
+
+def test_the_default_fits_the_longest_episode(server: ScriptedOpenAI) -> None:
+    """territory-v0 with 100 opportunities over 180 days, played by expected-value: 1,277 turns, longer than any
+    published split's episode. Every request of the default configuration stays within context_tokens."""
+    seed = 1
+    base = play_baseline("territory-v0", seed, n_opportunities=100, horizon_days=180)
+    assert len(base.actions) > 1000
+    default = LLMConfig()
+    policy = llm(server, seed, moves_from_actions(base.actions))
+    env = base.env()
+    run(env, policy, seed)
+    assert env.event_log_hash() == base.log_hash
+    served = server.requests_for(sampling_seed(seed))
+    assert len(served) == len(base.actions)
+    worst = max(r["usage"]["prompt_tokens"] for r in served)
+    assert worst + default.max_tokens <= default.context_tokens
+    record = policy.episode_record()
+    assert record["max_prompt_tokens"] == worst and record["context"]["strategy"] == "summary"
