@@ -208,7 +208,9 @@ def resolve_agent(target: str, path: str | None = None) -> PolicySpec:
 # -- the language-model policy ---------------------------------------------------------------------
 def _llm_classes() -> tuple[Any, Any]:
     try:
-        from salesgym.agents.llm import LLMConfig, LLMPolicy
+        from salesgym.agents.llm import LLMConfig, LLMPolicy, ensure_sdk
+
+        ensure_sdk()  # the policy imports the SDK only when it plays: check here, before any episode
     except ImportError as err:
         raise PolicySpecError(f"--policy llm needs the language-model policy: {LLM_INSTALL} ({err})") from err
     return LLMConfig, LLMPolicy

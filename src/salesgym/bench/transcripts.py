@@ -108,8 +108,9 @@ def turn_messages(turn: Mapping[str, Any], index: int, mode: str = "object") -> 
     call = _call_of(turn.get("action"))
     own = _policy_messages(turn.get("model"), mode)
     answer = str(turn.get("observation", ""))
-    if own is not None:
-        call_id = _last_call_id(own)
+    if own is not None:  # the policy's own messages; a call queued from an earlier reply has none, but its id
+        recorded = turn["model"].get("tool_call_id")
+        call_id = recorded if isinstance(recorded, str) else _last_call_id(own)
         if call_id is None:
             return [*own, {"role": "user", "content": answer}]
         name = call[0] if call else ""
