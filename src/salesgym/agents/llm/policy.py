@@ -285,7 +285,8 @@ class LLMPolicy(Policy):
             block.deferred = [
                 {"role": "tool", "tool_call_id": tc["id"], "content": NOT_CARRIED_OUT.format(cap=cap)} for tc in extra
             ]
-            self._turn.messages.extend(block.deferred)  # the record answers every call of the reply (an export)
+            if self._turn is not None:  # the record answers every call of the reply (for an export)
+                self._turn.messages.extend(block.deferred)
 
     def _parse(self, tool_call: dict[str, Any]) -> tuple[Action, str | None]:
         """The call as an action, and what is wrong with it (None when nothing is). Arguments that are not
