@@ -21,6 +21,7 @@ from salesgym.cli import app
 from salesgym.testing.scripted_openai import ScriptedOpenAI, http_error, script_of, text_reply
 
 KEY_ENV = "SALESGYM_TEST_BENCH_LLM_KEY"
+os.environ[KEY_ENV] = "sk-scripted-not-a-real-key"  # at import: workers fork from a server started with this env
 DEBUG = sp.load("debug")
 
 
@@ -36,7 +37,6 @@ def _env(t: sp.Territory) -> object:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ScriptedOpenAI]:
-    os.environ[KEY_ENV] = "sk-scripted-not-a-real-key"
     with ScriptedOpenAI() as s:
         yield s
 
@@ -168,3 +168,17 @@ def test_several_calls_in_one_reply_export_as_one_assistant_message_with_every_c
     assert sorted(answers) == sorted(c["id"] for m in replies for c in m["tool_calls"])
     carried = [m for m in messages if m["role"] == "tool" and not m["content"].startswith("Not carried out")]
     assert len(carried) == 12
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--context", "everything"), "context must be one of full, window, summary"),
+    (("--api-key-env", "SALESGYM_TEST_NO_SUCH_KEY"), "set the environment variable SALESGYM_TEST_NO_SUCH_KEY"),
+    ((), "--model"),
+])
+def test_bad_llm_options_are_one_line_before_any_episode(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    db = tmp_path / "x.sqlite"
+    model = ("--model", "m") if args else ()
+    result = CliRunner().invoke(app, ["bench", "--split", "debug", "-p", "llm", *model, "--base-url",
+                                      "http://127.0.0.1:9/v1", "--db", str(db), *args])
+    assert result.exit_code in (1, 2) and message in result.stderr, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and not db.exists()

@@ -223,5 +223,17 @@ def resolve_llm(options: dict[str, Any]) -> PolicySpec:
         config = config_cls(**options)
     except (TypeError, ValueError) as err:
         raise PolicySpecError(f"--policy llm: {err}") from err
+    key_env = getattr(config, "api_key_env", None)
+    if key_env and not os.environ.get(key_env):  # every episode would stop at its first request: say it now
+        raise PolicySpecError(
+            f"--policy llm: set the environment variable {key_env} to the endpoint's API key (any value for a "
+            "local server that ignores it), or name another with --api-key-env"
+        )
+    key_env = getattr(config, "api_key_env", None)
+    if key_env and not os.environ.get(key_env):  # every episode would stop at its first request: say it now
+        raise PolicySpecError(
+            f"--policy llm: set the environment variable {key_env} to the endpoint's API key (any value for a "
+            "local server that ignores it), or name another with --api-key-env"
+        )
     data = config.to_dict() if hasattr(config, "to_dict") else dict(options)
     return PolicySpec(LLM, LLM_NAME, config=json.dumps(data, sort_keys=True, default=str))
