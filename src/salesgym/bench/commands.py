@@ -387,16 +387,16 @@ def _dry_run(
         box=box.SIMPLE_HEAD,
         show_edge=False,
     )
-    for col in ("policy", "sampled", "wall s/ep", "tokens/ep p/c/cached", "$/ep", "episodes", "tokens", "$", "wall s"):
-        t.add_column(col, justify="left" if col == "policy" else "right", no_wrap=True)
+    # the policy names never shrink; on a narrow terminal the figures wrap instead
+    t.add_column("policy", no_wrap=True, min_width=max([6, *(len(r.policy) for r in rows)]))
+    for col in ("sampled", "tokens/ep p/c/cached", "$/ep", "tokens", "$", "wall s"):
+        t.add_column(col, justify="right", overflow="fold")
     for r in rows:
         t.add_row(
             escape(r.policy),
             f"{r.sampled}" + (f" ({r.errors} errors)" if r.errors else ""),
-            _n(r.wall_s_mean),
             an.tokens_text(r.tokens_mean),
             an.dollars(r.cost_mean),
-            str(r.episodes),
             an.tokens_text(r.tokens),
             an.dollars(r.cost),
             _n(r.wall_s),
