@@ -7,8 +7,9 @@ CLI works without the extras, and a missing extra is one ``error:`` line naming 
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -62,6 +63,78 @@ def serve(
         _fail(f"cannot serve on {host}:{port}: {err.strerror or err}")
 
 
+def _kwargs(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        _fail(f"--kwargs must be a JSON object, got {text[:80]!r}", 2)
+    if not isinstance(value, dict):
+        _fail("--kwargs must be a JSON object", 2)
+    return value
+
+
+def _check_env(env_id: str, seed: int, kwargs: dict[str, Any]) -> None:
+    import salesgym
+
+    if env_id not in salesgym.registry():
+        _fail(f"unknown environment {env_id!r}; registered: {', '.join(sorted(salesgym.registry()))}", 2)
+    try:
+        salesgym.make(env_id, **kwargs).reset(seed=seed)
+    except Exception as err:  # the family validates its own arguments
+        _fail(f"cannot make {env_id}: {err}", 2)
+
+
+def mcp(
+    env_id: Annotated[str, typer.Argument(help="a registered environment id")] = "territory-debug-v0",
+    seed: Annotated[int, typer.Option(min=0, help="world seed of every episode")] = 0,
+    kwargs: Annotated[str, typer.Option(help="JSON object of make() arguments")] = "{}",
+    transport: Annotated[str, typer.Option(help="stdio, or http (streamable HTTP at /mcp)")] = "stdio",
+    host: Annotated[str, typer.Option(help="http: address; beyond loopback, agent tokens are required")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="http: TCP port")] = 8766,
+    record: Annotated[Path | None, typer.Option(help="append each finished episode (calls, event-log hash, "
+                                                "score) to this JSON-lines file: the operator's copy")] = None,
+    tokens_file: Annotated[Path | None, typer.Option(help="http: tokens file, as for serve")] = None,
+) -> None:
+    """Serve one environment's tools over MCP: one episode per connection (docs/serve.md)."""
+    _need("mcp", "mcp")
+    if transport not in ("stdio", "http"):
+        _fail(f"--transport must be stdio or http, got {transport!r}", 2)
+    args = _kwargs(kwargs)
+    _check_env(env_id, seed, args)
+    from salesgym.serve.mcp_server import Episodes, EpisodeSpec
+
+    episodes = Episodes(EpisodeSpec(env_id, seed, args), record)
+    if transport == "stdio":
+        import anyio
+
+        from salesgym.serve.mcp_server import serve_stdio
+
+        anyio.run(serve_stdio, episodes)
+        return
+    _need("serve", "uvicorn")
+    import uvicorn
+
+    from salesgym.serve.auth import AuthConfigError, Tokens, is_loopback
+    from salesgym.serve.mcp_server import http_app
+
+    try:
+        tokens = Tokens.load(tokens_file)
+    except AuthConfigError as err:
+        _fail(str(err))
+    if not is_loopback(host) and not tokens.agents:
+        _fail(f"binding to {host} needs agent tokens ($SALESGYM_AGENT_TOKENS or --tokens-file); refusing to start")
+
+    def agent_check(header: str | None) -> bool:
+        return tokens.check(header) is not None
+
+    app = http_app(episodes, host, agent_check if tokens.enabled else None)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+    except OSError as err:
+        _fail(f"cannot serve on {host}:{port}: {err.strerror or err}")
+
+
 def register(app: typer.Typer) -> None:
     """Add the service's commands to ``app``."""
     app.command()(serve)
+    app.command()(mcp)
