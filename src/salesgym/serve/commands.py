@@ -134,7 +134,24 @@ def mcp(
         _fail(f"cannot serve on {host}:{port}: {err.strerror or err}")
 
 
+def play(
+    env_id: Annotated[str, typer.Argument(help="a registered environment id")] = "territory-debug-v0",
+    seed: Annotated[int, typer.Option(min=0, help="world seed")] = 0,
+    kwargs: Annotated[str, typer.Option(help="JSON object of make() arguments")] = "{}",
+) -> None:
+    """Play an episode yourself in the terminal: pick tools, answer argument prompts, see the score."""
+    import sys
+
+    import salesgym
+    from salesgym.serve.play import Player
+
+    args = _kwargs(kwargs)
+    _check_env(env_id, seed, args)
+    Player(salesgym.make(env_id, **args), input, sys.stdout).play(seed)
+
+
 def register(app: typer.Typer) -> None:
     """Add the service's commands to ``app``."""
     app.command()(serve)
     app.command()(mcp)
+    app.command()(play)
