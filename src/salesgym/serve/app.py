@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Annotated, Any
 
+import orjson
 from fastapi import Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import salesgym
@@ -43,6 +45,19 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
+
+
+class FastJSON(Response):
+    """JSON by orjson, without validating the body against the response model again: the manager builds
+    these bodies itself, and the step path is the service's hot loop (the model still documents it)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return orjson.dumps(content)
+        except TypeError:  # an integer beyond 64 bits, say: the standard library writes anything JSON
+            return json.dumps(content).encode()
 
 
 def _problem(status: int, error: str, detail: str, state_version: int | None = None) -> JSONResponse:
@@ -178,13 +193,12 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
         return {"sessions": [s.view() for s in manager.sessions(who)]}
 
     @app.get("/sessions/{session_id}", response_model=SessionView, tags=["agent"])
-    async def view(session_id: SessionId, who: Caller) -> dict[str, Any]:
-        return manager.get(who, session_id).view()
+    async def view(session_id: SessionId, who: Caller) -> Response:
+        return FastJSON(manager.get(who, session_id).view())
 
     @app.get("/sessions/{session_id}/observation", response_model=Observation, tags=["agent"])
-    async def observation(session_id: SessionId, who: Caller) -> dict[str, Any]:
-        obs: dict[str, Any] = manager.get(who, session_id).env.observe()
-        return obs
+    async def observation(session_id: SessionId, who: Caller) -> Response:
+        return FastJSON(manager.get(who, session_id).env.observe())
 
     @app.get("/sessions/{session_id}/tools", response_model=ToolsView, tags=["agent"])
     async def tools(session_id: SessionId, who: Caller) -> dict[str, Any]:
@@ -192,8 +206,8 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
         return {"openai": env.tool_schemas(), "mcp": env.mcp_tools(), "instructions": env.instructions()}
 
     @app.post("/sessions/{session_id}/step", response_model=StepResult, tags=["agent"])
-    async def step(session_id: SessionId, body: StepRequest, who: Caller) -> dict[str, Any]:
-        return manager.step(who, session_id, body.state_version, body.action)
+    async def step(session_id: SessionId, body: StepRequest, who: Caller) -> Response:
+        return FastJSON(manager.step(who, session_id, body.state_version, body.action))
 
     @app.post("/sessions/{session_id}/clone", response_model=Created, status_code=201, tags=["agent"])
     async def clone(session_id: SessionId, who: Caller) -> dict[str, Any]:

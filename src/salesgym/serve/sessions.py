@@ -178,7 +178,7 @@ class SessionManager:
         except (TypeError, ValueError) as err:  # not reachable from JSON bodies; kept for in-process callers
             raise ServiceError(400, "bad_action", f"the action is not JSON data ({err})") from None
         current = live.env.state_version
-        seen = live.applied.get(expected)
+        seen = live.applied.get(expected)  # only a version already stepped can be a retry
         if seen is not None and seen[0] == action_digest(text):
             recorded = live.recent.get(expected)
             if recorded is None:
