@@ -1,4 +1,4 @@
-"""The ``salesgym`` command line: demo, benchmark, reports, split checks.
+"""The ``salesgym`` command line: demo, benchmark, reports, split checks, the service (serve, mcp, play).
 
 Errors are one ``error:`` line on stderr and a non-zero exit: 2 for a bad command line, 1 for bad input
 (a split, a database, a path), 130/143 when interrupted, 70 for a bug (set ``SALESGYM_DEBUG=1`` to see its
@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 
 from salesgym.bench.commands import one_line
 from salesgym.bench.commands import register as register_bench
+from salesgym.serve.commands import register as register_serve
 
 DEBUG_ENV = "SALESGYM_DEBUG"
 EXIT_INTERNAL = 70  # EX_SOFTWARE
@@ -94,6 +95,7 @@ def demo(
 
 
 register_bench(app)
+register_serve(app)
 
 if __name__ == "__main__":
     app()

@@ -1,0 +1,247 @@
+"""The HTTP service: a FastAPI app over a :class:`SessionManager` (``create_app``).
+
+Handlers are ``async`` and do their (short, CPU-bound) work inline on the event loop: sessions are stepped one
+request at a time, so no two requests race on one environment and no lock is needed around the state. Every
+refusal is a :class:`~salesgym.serve.models.Problem` with a 4xx status; a 500 would mean a bug.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import Annotated, Any
+
+import orjson
+from fastapi import Depends, FastAPI, Header, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+import salesgym
+from salesgym.serve.auth import Principal, Tokens
+from salesgym.serve.models import (
+    Closed,
+    Created,
+    CreateSession,
+    EnvList,
+    Health,
+    Observation,
+    Problem,
+    ReplayReport,
+    SessionList,
+    SessionView,
+    StepRequest,
+    StepResult,
+    ToolsView,
+)
+from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
+from salesgym.serve.store import Store
+
+SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem} for code in (400, 401, 403, 404, 409, 410, 413, 422, 429, 503)
+}
+Scope = MutableMapping[str, Any]
+ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
+
+
+class FastJSON(Response):
+    """JSON by orjson, without validating the body against the response model again: the manager builds
+    these bodies itself, and the step path is the service's hot loop (the model still documents it)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return orjson.dumps(content)
+        except TypeError:  # an integer beyond 64 bits, say: the standard library writes anything JSON
+            return json.dumps(content).encode()
+
+
+def _problem(status: int, error: str, detail: str, state_version: int | None = None) -> JSONResponse:
+    body = Problem(error=error, detail=" ".join(detail.split())[:500], state_version=state_version)
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=status)
+
+
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with 413, by the declared length or by counting the stream
+    (a chunked body has no length to trust)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Callable[[], Awaitable[Any]],
+                       send: Callable[[Any], Awaitable[None]]) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or ()).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._refuse(scope, receive, send)
+            return
+        # read the whole (bounded) body first, so an oversized chunked body is refused before any handler runs
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await self._refuse(scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        delivered = False
+
+        async def replay() -> Any:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, receive: Callable[[], Awaitable[Any]],
+                      send: Callable[[Any], Awaitable[None]]) -> None:
+        response = _problem(413, "too_large", f"request bodies are limited to {self.limit} bytes")
+        await response(scope, receive, send)
+
+
+def caller(request: Request,
+           authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> Principal:
+    found = request.app.state.tokens.check(authorization)
+    if found is None:
+        raise ServiceError(401, "unauthorized", "send Authorization: Bearer <token>")
+    return found  # type: ignore[no-any-return]
+
+
+def operator(who: Annotated[Principal, Depends(caller)]) -> Principal:
+    if not who.operator:
+        raise ServiceError(403, "forbidden", "this needs the operator token")
+    return who
+
+
+Caller = Annotated[Principal, Depends(caller)]
+Operator = Annotated[Principal, Depends(operator)]
+
+
+def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None = None,
+               sweep_every_s: float = 30.0) -> FastAPI:
+    tokens = tokens or Tokens()
+    manager = SessionManager(store, limits)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async def sweeper() -> None:
+            while True:
+                await asyncio.sleep(sweep_every_s)
+                manager.sweep()
+
+        manager.sweep()
+        task = asyncio.create_task(sweeper())
+        try:
+            yield
+        finally:
+            task.cancel()
+
+    app = FastAPI(title="salesgym", version=salesgym.__version__, lifespan=lifespan, responses=PROBLEMS,
+                  description="Sessions of registered salesgym environments for remote agents (docs/serve.md).")
+    app.state.manager = manager
+    app.state.tokens = tokens
+    app.add_middleware(BodyLimit, limit=manager.limits.max_request_bytes)
+
+    @app.exception_handler(ServiceError)
+    async def _service_error(request: Request, err: ServiceError) -> JSONResponse:
+        return _problem(err.status, err.error, err.detail, err.state_version)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
+        first = err.errors()[0] if err.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        if first.get("type") == "json_invalid":
+            return _problem(400, "malformed_json", f"the body is not JSON ({first.get('ctx', {}).get('error', '')})")
+        return _problem(422, "invalid_request", f"{where}: {first.get('msg', 'invalid request')}")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, err: StarletteHTTPException) -> JSONResponse:
+        code = "malformed_body" if err.status_code == 400 else "http_error"
+        return _problem(err.status_code, code, str(err.detail))
+
+    def created(live: Live) -> dict[str, Any]:
+        return {**live.view(), "instructions": live.env.instructions(), "tools": live.env.tool_schemas()}
+
+    @app.get("/healthz", response_model=Health, tags=["service"])
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "version": salesgym.__version__, "auth": tokens.enabled,
+                "open_sessions": store.count_open()}
+
+    @app.get("/envs", response_model=EnvList, tags=["service"])
+    async def envs(who: Caller) -> dict[str, Any]:
+        return {"envs": sorted(salesgym.registry())}
+
+    @app.post("/sessions", response_model=Created, status_code=201, tags=["agent"])
+    async def create(body: CreateSession, who: Caller) -> dict[str, Any]:
+        return created(manager.create(who, body.env_id, body.kwargs, body.seed))
+
+    @app.get("/sessions", response_model=SessionList, tags=["agent"])
+    async def list_sessions(who: Caller) -> dict[str, Any]:
+        return {"sessions": [s.view() for s in manager.sessions(who)]}
+
+    @app.get("/sessions/{session_id}", response_model=SessionView, tags=["agent"])
+    async def view(session_id: SessionId, who: Caller) -> Response:
+        return FastJSON(manager.get(who, session_id).view())
+
+    @app.get("/sessions/{session_id}/observation", response_model=Observation, tags=["agent"])
+    async def observation(session_id: SessionId, who: Caller) -> Response:
+        return FastJSON(manager.get(who, session_id).env.observe())
+
+    @app.get("/sessions/{session_id}/tools", response_model=ToolsView, tags=["agent"])
+    async def tools(session_id: SessionId, who: Caller) -> dict[str, Any]:
+        env = manager.get(who, session_id).env
+        return {"openai": env.tool_schemas(), "mcp": env.mcp_tools(), "instructions": env.instructions()}
+
+    @app.post("/sessions/{session_id}/step", response_model=StepResult, tags=["agent"])
+    async def step(session_id: SessionId, body: StepRequest, who: Caller) -> Response:
+        return FastJSON(manager.step(who, session_id, body.state_version, body.action))
+
+    @app.post("/sessions/{session_id}/clone", response_model=Created, status_code=201, tags=["agent"])
+    async def clone(session_id: SessionId, who: Caller) -> dict[str, Any]:
+        return created(manager.clone(who, session_id))
+
+    @app.post("/sessions/{session_id}/replay", response_model=ReplayReport, tags=["agent"])
+    async def replay(session_id: SessionId, who: Caller) -> dict[str, Any]:
+        return manager.replay_check(who, session_id)
+
+    @app.delete("/sessions/{session_id}", response_model=Closed, tags=["agent"])
+    async def close(session_id: SessionId, who: Caller) -> dict[str, Any]:
+        manager.close(who, session_id)
+        return {"session_id": session_id, "status": "closed"}
+
+    @app.get("/sessions/{session_id}/score", tags=["operator"])
+    async def score(session_id: SessionId, who: Operator) -> dict[str, Any]:
+        result: dict[str, Any] = manager.get(who, session_id).env.score()
+        return result
+
+    @app.get("/sessions/{session_id}/events", tags=["operator"])
+    async def events(session_id: SessionId, who: Operator, offset: Annotated[int, Query(ge=0)] = 0,
+                     limit: Annotated[int, Query(ge=1, le=100_000)] = 10_000) -> dict[str, Any]:
+        env = manager.get(who, session_id).env
+        log = env.event_log()
+        return {"total": len(log), "offset": offset, "events": log[offset:offset + limit],
+                "event_log_hash": env.event_log_hash()}
+
+    @app.get("/sessions/{session_id}/hidden", tags=["operator"])
+    async def hidden(session_id: SessionId, who: Operator) -> dict[str, Any]:
+        truth: dict[str, Any] = manager.get(who, session_id).env.hidden_truth()
+        return truth
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, err: Exception) -> JSONResponse:  # never expected: say so, no traceback
+        return _problem(500, "internal_error", f"{type(err).__name__} (a bug in the service; please report it)")
+
+    return app

@@ -1,0 +1,157 @@
+"""CLI commands of the service: ``serve`` (HTTP), ``mcp`` (an MCP server), ``play`` (a person in a terminal).
+
+Registered on the main app by ``register``; each imports its web or MCP dependencies only when it runs, so the
+CLI works without the extras, and a missing extra is one ``error:`` line naming it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from salesgym.bench.commands import one_line
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
+    typer.echo(f"error: {one_line(message)}", err=True)
+    raise typer.Exit(code)
+
+
+def _need(extra: str, *modules: str) -> None:
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        _fail(f"this needs {', '.join(missing)}: pip install 'salesgym[{extra}]'")
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on; beyond loopback, tokens are required")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port")] = 8765,
+    db: Annotated[Path, typer.Option(help="SQLite file of sessions (created if missing)")] = Path("runs/serve.sqlite"),
+    tokens_file: Annotated[Path | None, typer.Option(
+        help='JSON {"operator": "...", "agents": [...]}; default: $SALESGYM_OPERATOR_TOKEN, $SALESGYM_AGENT_TOKENS'
+    )] = None,
+    durability: Annotated[str, typer.Option(help="normal: survives a crash of the process; full: fsync every "
+                                            "step, survives power loss")] = "normal",
+    max_steps: Annotated[int, typer.Option(min=1, help="steps per session")] = 10_000,
+    max_wall_s: Annotated[float, typer.Option(min=1, help="a session's lifetime in seconds")] = 86_400.0,
+    idle_s: Annotated[float, typer.Option(min=1, help="seconds untouched before a session expires")] = 3_600.0,
+    max_request_bytes: Annotated[int, typer.Option(min=1024, help="largest request body")] = 256 * 1024,
+    access_log: Annotated[bool, typer.Option(help="log each request (method, path, status)")] = True,
+) -> None:
+    """Serve sessions of every registered environment over HTTP (docs/serve.md)."""
+    _need("serve", "fastapi", "uvicorn")
+    from salesgym.serve.auth import AuthConfigError, Tokens
+    from salesgym.serve.server import ServeOptions, run
+    from salesgym.serve.sessions import Limits
+    from salesgym.serve.store import StoreError
+
+    if durability not in ("normal", "full"):
+        _fail(f"--durability must be normal or full, got {durability!r}", 2)
+    try:
+        tokens = Tokens.load(tokens_file)
+        limits = Limits(max_steps=max_steps, max_wall_s=max_wall_s, idle_s=idle_s,
+                        max_request_bytes=max_request_bytes)
+        options = ServeOptions(host, port, db, durability, limits, access_log)  # type: ignore[arg-type]
+        run(options, tokens)
+    except (AuthConfigError, StoreError) as err:
+        _fail(str(err))
+    except OSError as err:
+        _fail(f"cannot serve on {host}:{port}: {err.strerror or err}")
+
+
+def _kwargs(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        _fail(f"--kwargs must be a JSON object, got {text[:80]!r}", 2)
+    if not isinstance(value, dict):
+        _fail("--kwargs must be a JSON object", 2)
+    return value
+
+
+def _check_env(env_id: str, seed: int, kwargs: dict[str, Any]) -> None:
+    import salesgym
+
+    if env_id not in salesgym.registry():
+        _fail(f"unknown environment {env_id!r}; registered: {', '.join(sorted(salesgym.registry()))}", 2)
+    try:
+        salesgym.make(env_id, **kwargs).reset(seed=seed)
+    except Exception as err:  # the family validates its own arguments
+        _fail(f"cannot make {env_id}: {err}", 2)
+
+
+def mcp(
+    env_id: Annotated[str, typer.Argument(help="a registered environment id")] = "territory-debug-v0",
+    seed: Annotated[int, typer.Option(min=0, help="world seed of every episode")] = 0,
+    kwargs: Annotated[str, typer.Option(help="JSON object of make() arguments")] = "{}",
+    transport: Annotated[str, typer.Option(help="stdio, or http (streamable HTTP at /mcp)")] = "stdio",
+    host: Annotated[str, typer.Option(help="http: address; beyond loopback, agent tokens are required")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="http: TCP port")] = 8766,
+    record: Annotated[Path | None, typer.Option(help="append each finished episode (calls, event-log hash, "
+                                                "score) to this JSON-lines file: the operator's copy")] = None,
+    tokens_file: Annotated[Path | None, typer.Option(help="http: tokens file, as for serve")] = None,
+) -> None:
+    """Serve one environment's tools over MCP: one episode per connection (docs/serve.md)."""
+    _need("mcp", "mcp")
+    if transport not in ("stdio", "http"):
+        _fail(f"--transport must be stdio or http, got {transport!r}", 2)
+    args = _kwargs(kwargs)
+    _check_env(env_id, seed, args)
+    from salesgym.serve.mcp_server import Episodes, EpisodeSpec
+
+    episodes = Episodes(EpisodeSpec(env_id, seed, args), record)
+    if transport == "stdio":
+        import anyio
+
+        from salesgym.serve.mcp_server import serve_stdio
+
+        anyio.run(serve_stdio, episodes)
+        return
+    _need("serve", "uvicorn")
+    import uvicorn
+
+    from salesgym.serve.auth import AuthConfigError, Tokens, is_loopback
+    from salesgym.serve.mcp_server import http_app
+
+    try:
+        tokens = Tokens.load(tokens_file)
+    except AuthConfigError as err:
+        _fail(str(err))
+    if not is_loopback(host) and not tokens.agents:
+        _fail(f"binding to {host} needs agent tokens ($SALESGYM_AGENT_TOKENS or --tokens-file); refusing to start")
+
+    def agent_check(header: str | None) -> bool:
+        return tokens.check(header) is not None
+
+    app = http_app(episodes, host, agent_check if tokens.enabled else None)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+    except OSError as err:
+        _fail(f"cannot serve on {host}:{port}: {err.strerror or err}")
+
+
+def play(
+    env_id: Annotated[str, typer.Argument(help="a registered environment id")] = "territory-debug-v0",
+    seed: Annotated[int, typer.Option(min=0, help="world seed")] = 0,
+    kwargs: Annotated[str, typer.Option(help="JSON object of make() arguments")] = "{}",
+) -> None:
+    """Play an episode yourself in the terminal: pick tools, answer argument prompts, see the score."""
+    import sys
+
+    import salesgym
+    from salesgym.serve.play import Player
+
+    args = _kwargs(kwargs)
+    _check_env(env_id, seed, args)
+    Player(salesgym.make(env_id, **args), input, sys.stdout).play(seed)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the service's commands to ``app``."""
+    app.command()(serve)
+    app.command()(mcp)
+    app.command()(play)

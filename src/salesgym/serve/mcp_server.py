@@ -1,0 +1,184 @@
+"""An MCP server for any registered environment (``salesgym mcp``), on the ``mcp`` SDK 2.x.
+
+Each connection plays one episode: the tools are exactly ``env.mcp_tools()`` (names, descriptions, input
+schemas), a call is ``env.step({"tool": name, "args": arguments})``, and the observation is the resource
+``salesgym://observation`` (the task card is ``salesgym://instructions`` and the server's instructions). The
+SDK's low-level ``Server`` is used rather than ``MCPServer``, which derives schemas from Python signatures:
+here the environment's exported schemas are the one source of truth.
+
+Only the agent side is served: no tool or resource reaches score, hidden truth or the event log. What an
+operator needs is written to ``--record`` (one JSON line per finished episode: the calls, the event-log hash,
+the verifier's score), outside the connection.
+
+Transports: stdio (the process is the connection) and streamable HTTP, where an episode belongs to an MCP
+session (``Mcp-Session-Id``). The 2026-07-28 protocol era has no sessions (every request stands alone), so
+the HTTP server declines ``server/discover`` and clients fall back to the handshake era, which has them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp.server.lowlevel.server import Server
+from mcp.shared.exceptions import MCPError
+
+import salesgym
+
+OBSERVATION_URI = "salesgym://observation"
+INSTRUCTIONS_URI = "salesgym://instructions"
+SINGLE = "-"  # the key of the one episode a stdio connection plays
+
+
+@dataclass
+class Episode:
+    env: Any
+    actions: list[Any] = field(default_factory=list)
+    done: bool = False
+    last_used: float = field(default_factory=time.monotonic)
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    env_id: str
+    seed: int
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def make(self) -> Any:
+        env = salesgym.make(self.env_id, **self.kwargs)
+        env.reset(seed=self.seed)
+        return env
+
+
+class Episodes:
+    """The live episodes of a server, by connection; idle ones are dropped, finished ones recorded."""
+
+    def __init__(self, spec: EpisodeSpec, record: Path | None = None, idle_s: float = 3600.0,
+                 max_episodes: int = 256) -> None:
+        self.spec, self.record, self.idle_s, self.max_episodes = spec, record, idle_s, max_episodes
+        self.live: dict[str, Episode] = {}
+
+    def get(self, key: str) -> Episode:
+        episode = self.live.get(key)
+        if episode is None:
+            clock = time.monotonic()
+            for k in [k for k, e in self.live.items() if clock - e.last_used > self.idle_s]:
+                del self.live[k]
+            if len(self.live) >= self.max_episodes:
+                raise MCPError(types.INVALID_REQUEST, "the server has no room for another episode")
+            episode = self.live[key] = Episode(self.spec.make())
+        episode.last_used = time.monotonic()
+        return episode
+
+    def step(self, key: str, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        episode = self.get(key)
+        action = {"tool": name, "args": arguments or {}}
+        obs, reward, terminated, truncated, info = episode.env.step(action)
+        if not episode.done:
+            episode.actions.append(action)
+        result = info["tool_result"]
+        body = {"tool_result": result, "reward": reward, "terminated": terminated, "truncated": truncated,
+                "state_version": info["state_version"]}
+        if (terminated or truncated) and not episode.done:
+            episode.done = True
+            self._write(episode)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=obs["text"])],
+                                    structured_content=body, is_error=result["status"] == "error")
+
+    def _write(self, episode: Episode) -> None:
+        if self.record is None:
+            return
+        env, spec = episode.env, self.spec
+        line = {"env_id": spec.env_id, "seed": spec.seed, "kwargs": spec.kwargs, "steps": len(episode.actions),
+                "actions": episode.actions, "event_log_hash": env.event_log_hash(), "score": env.score()}
+        with self.record.open("a") as out:
+            out.write(json.dumps(line) + "\n")
+
+
+def build_server(episodes: Episodes, key_of: Callable[[Any], str]) -> Server[Any]:
+    """The MCP server; ``key_of(request_context)`` names the episode a request belongs to."""
+    probe = episodes.spec.make()
+    tools = [types.Tool(name=t["name"], description=t["description"], input_schema=t["inputSchema"])
+             for t in probe.mcp_tools()]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return episodes.step(key_of(ctx), params.name, params.arguments)
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[
+            types.Resource(uri=OBSERVATION_URI, name="observation", mime_type="application/json",
+                           description="the current observation: {text, data}"),
+            types.Resource(uri=INSTRUCTIONS_URI, name="instructions", mime_type="text/markdown",
+                           description="the task card: goal, rules, how the episode ends"),
+        ])
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        env = episodes.get(key_of(ctx)).env
+        uri = str(params.uri)
+        if uri == OBSERVATION_URI:
+            text, mime = json.dumps(env.observe()), "application/json"
+        elif uri == INSTRUCTIONS_URI:
+            text, mime = env.instructions(), "text/markdown"
+        else:
+            raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri[:100]!r}")
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, text=text, mime_type=mime)])
+
+    return Server(f"salesgym {episodes.spec.env_id}", version=salesgym.__version__,
+                  instructions=probe.instructions(), on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources, on_read_resource=read_resource)
+
+
+def _single(ctx: Any) -> str:
+    return SINGLE
+
+
+def _http_session(ctx: Any) -> str:
+    request = getattr(ctx, "request", None)
+    session = request.headers.get("mcp-session-id") if request is not None else None
+    if not session:
+        raise MCPError(types.INVALID_REQUEST, "this server plays one episode per MCP session: connect with the "
+                       "initialize handshake (the 2025 protocol era), which gives the connection a session")
+    return str(session)
+
+
+async def serve_stdio(episodes: Episodes) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(episodes, _single)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+def http_app(episodes: Episodes, host: str, agent_check: Callable[[str | None], bool] | None = None) -> Any:
+    """The streamable HTTP app at ``/mcp``; ``agent_check(authorization header)`` guards it when set."""
+    server = build_server(episodes, _http_session)
+
+    async def no_discover(ctx: Any, params: Any) -> Any:
+        raise MCPError(types.METHOD_NOT_FOUND, "server/discover is not served: use the initialize handshake")
+
+    server.add_request_handler("server/discover", types.RequestParams, no_discover)
+    app = server.streamable_http_app(host=host)
+    if agent_check is None:
+        return app
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            header = dict(scope.get("headers") or ()).get(b"authorization")
+            if not agent_check(header.decode("latin-1") if header is not None else None):
+                from starlette.responses import JSONResponse
+
+                response = JSONResponse({"error": "unauthorized", "detail": "send Authorization: Bearer <token>"},
+                                        status_code=401)
+                await response(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return guarded

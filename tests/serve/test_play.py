@@ -1,0 +1,61 @@
+"""``salesgym play`` driven through a real pseudo-terminal to the end of a debug episode."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pexpect
+
+import salesgym
+
+NEXT_WEEK = '{"tool": "wait", "args": {"hours": null, "until": "next_week"}}'
+
+
+def test_a_person_plays_a_debug_episode_to_the_end() -> None:
+    child = pexpect.spawn(sys.executable, ["-m", "salesgym.cli", "play", "territory-debug-v0", "--seed", "3"],
+                          encoding="utf-8", timeout=30, dimensions=(50, 200))
+    try:
+        child.expect("call> ")
+        child.sendline("research_account")  # the picker: a tool by name, then one prompt per argument
+        child.expect("account_id> ")
+        child.sendline("a001")
+        child.expect(r"\[(ok|error)\] reward")
+        child.expect("call> ")
+        child.sendline("18")  # by number: wait
+        child.expect("hours> ")
+        child.sendline("lots")  # not a number: asked again
+        child.expect("not a valid hours")
+        child.expect("hours> ")
+        child.sendline("")  # empty: null
+        child.expect("until> ")
+        child.sendline("0")  # enum by index: next_event
+        child.expect(r"\[ok\] reward")
+        child.expect("call> ")
+        child.sendline("{not json")  # a bad typed call is refused as data, the episode goes on
+        child.expect(r"\[error\]")
+        child.expect("call> ")
+        child.sendline("h")
+        child.expect("3. error")
+        child.expect("call> ")
+        weeks = 0
+        for _ in range(20):
+            child.sendline(NEXT_WEEK)
+            weeks += 1
+            if child.expect([r"episode over \(terminated\)", "call> "]) == 0:
+                break
+        else:
+            raise AssertionError("the episode did not end")
+        child.expect("verifier score after")
+        child.expect(pexpect.EOF)
+        score = json.loads(child.before[child.before.index("{"):])
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    env = salesgym.make("territory-debug-v0")
+    env.reset(seed=3)
+    for action in [{"tool": "research_account", "args": {"account_id": "a001"}},
+                   {"tool": "wait", "args": {"hours": None, "until": "next_event"}}, "{not json",
+                   *[NEXT_WEEK] * weeks]:
+        env.step(action)
+    assert score == json.loads(json.dumps(env.score()))  # the same calls in-process: the same verifier report
