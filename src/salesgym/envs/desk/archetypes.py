@@ -29,7 +29,6 @@ class Archetype(NamedTuple):
     needs_time: bool = False  # the first offer gets "needs time" unless a callback was honoured
     per_question: float = 0.0  # threshold rise per discovery question in this call (momentum fades)
     dependents_bonus: float = 0.0  # cover weight when the buyer has dependents
-    compares: float = 0.0  # score bonus once two or more quotes were made for this buyer
 
 
 ARCHETYPES: tuple[Archetype, ...] = (
@@ -48,8 +47,7 @@ ARCHETYPES: tuple[Archetype, ...] = (
               lifelong_bonus=0.15),
     Archetype("protector", "thinks of the family first", need_w=0.08, cover_w=0.02, plan_w=-0.04, price_m=0.9,
               dependents_bonus=0.06),
-    Archetype("comparison_shopper", "benchmarks every option", trust_w=-0.02, cover_w=0.04, price_m=1.1,
-              compares=0.04),
+    Archetype("comparison_shopper", "benchmarks every option", trust_w=-0.02, cover_w=0.04, price_m=1.1),
     Archetype("impulse_decider", "decides on momentum", need_w=0.04, cover_w=-0.04, price_m=0.85, theta=-0.06,
               pressure=0.04, per_question=0.02, patience=-0.1),
 )  # fmt: skip

@@ -7,8 +7,8 @@ offers only, so a lead's outcome depends on nothing but its own history (not on 
 worked). Features come from tool calls, never from prose.
 
     s = w_need·need + w_trust·trust' + w_cover·cover_fit + w_plan·plan_fit + w_afford·afford
-        + pressure + compares − .05·(calls − 1) − .04·(offers on this lead) + .1·(u − .5)
-    θ = .60 + temperature shift + archetype shift + per-question rise − .04 (honoured callback)
+        + pressure − .05·(calls − 1) − .04·(offers on this lead) + .1·(u − .5)
+    θ = .64 + temperature shift + archetype shift + per-question rise − .04 (honoured callback)
 
 trust' is trust plus what discovery built; afford falls once the premium passes half the budget. The
 variant's gates run first (``archetypes.Variant``); an offer passes them, then accepts when s ≥ θ, else is
@@ -28,7 +28,7 @@ from salesgym.envs.desk.contract import GOAL_PLAN, HANG_UP_REASONS, REJECT_REASO
 from salesgym.envs.desk.world import Lead
 
 BASE_WEIGHTS = (0.15, 0.15, 0.20, 0.20, 0.30)  # need, trust, cover fit, plan fit, afford
-BASE_THETA = 0.60
+BASE_THETA = 0.64
 TEMPERATURE_THETA = {"cold": 0.10, "lukewarm": 0.04, "warm": -0.02, "hot": -0.06}
 HONOURED_CALLBACK_THETA = -0.04
 NOISE = 0.10
@@ -141,7 +141,6 @@ def score(lead: Lead, offer: Offer, history: History, u: float) -> tuple[float, 
     afford = _clip(1.0 - max(0.0, ratio - 0.5) * (0.8 + lead.price_sensitivity) * arch.price_m)
     s = wn * lead.need + wt * trust + wc * cov + wp * fit + wa * afford
     s += arch.pressure if offer.next_step == "close_today" else 0.0
-    s += arch.compares if history.quotes >= 2 else 0.0
     s -= 0.05 * max(0, history.calls - 1) + 0.04 * history.offers
     s += NOISE * (u - 0.5)
     theta = BASE_THETA + TEMPERATURE_THETA[lead.temperature] + arch.theta + arch.per_question * history.questions_this_call

@@ -311,7 +311,7 @@ def _check_plan(lead: Lead, plan: str, coverage: int, term_years: int | None) ->
 
 
 def _quote_view(q: Quote) -> dict[str, Any]:
-    return {"quote_id": q.id, "plan_type": q.plan, "coverage_amount": q.coverage, "term_years": q.term_years,
+    return {"quote_id": q.id, "lead_id": q.lead_id, "plan_type": q.plan, "coverage_amount": q.coverage, "term_years": q.term_years,
             "monthly_premium": q.premium}  # fmt: skip
 
 
