@@ -68,7 +68,7 @@ class Variant(NamedTuple):
     min_plan_fit: float | None = None
     needs_discovery: bool = False  # the seller must have asked at least one discovery question
     refusal: float = 0.0  # after the gates: the share of offers refused anyway (keyed noise)
-    snap_accept: float = 0.0  # after the gates: the share accepted at once (keyed noise)
+    snap_accept: float = 0.0  # after the gates: the share of a call's first offers accepted at once (keyed noise)
     then_within_budget: bool = False  # after the gates: premium at most the budget
 
 

@@ -164,7 +164,7 @@ def decide(lead: Lead, variant: str, offer: Offer, history: History, u: float, u
     reason = _gate(lead, v, offer, history, plan_fit(lead, offer.plan, arch))
     if reason is None and v.refusal and u2 < v.refusal:
         reason = "not_convinced"
-    elif reason is None and v.snap_accept and u2 < v.snap_accept:
+    elif reason is None and v.snap_accept and history.offers_this_call == 0 and u2 < v.snap_accept:
         return Decision("accept", None, history.patience, False, s, theta)
     if reason is None and v.then_within_budget and offer.premium > lead.budget:
         reason = "over_budget"
