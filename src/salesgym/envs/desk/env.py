@@ -113,6 +113,7 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
     ('ok', 3)
     """
 
+    FAMILY = "desk"  # the benchmark's environment family (policies: salesgym.agents.desk)
     WORLD_ABLATIONS: Mapping[str, str] = {}
     TRAINING_ABLATIONS: Mapping[str, str] = {}
     VARIANTS = tuple(VARIANTS)
@@ -136,6 +137,20 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
         """The ``make`` arguments of a split territory: its family is the buyer variant, its template the lead
         mix, its size the number of leads, its horizon the shift's days."""
         return {"variant": family, "lead_mix": template, "n_leads": n_opportunities, "shift_days": horizon_days}
+
+    @staticmethod
+    def split_plan() -> dict[str, dict[str, Any]]:
+        """The desk's benchmark splits as data (``envs/desk/splits.py``), sealed by ``salesgym splits generate``."""
+        from salesgym.envs.desk.splits import plan
+
+        return plan()
+
+    @staticmethod
+    def split_rules(manifests: Mapping[str, Any]) -> list[str]:
+        """The rules between the desk's split manifests (``salesgym splits verify`` checks them)."""
+        from salesgym.envs.desk.splits import rules
+
+        return rules(manifests)
 
     def __init__(
         self,
