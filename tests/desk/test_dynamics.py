@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import pytest
+from desk_helpers import desk, quote_and_offer, step
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +17,6 @@ from salesgym.agents.base import rollout
 from salesgym.envs.desk.buyers import History, Offer, decide
 from salesgym.envs.desk.conformance import random_call
 from salesgym.envs.desk.contract import DNC_PENALTY, budget_band
-from desk_helpers import desk, quote_and_offer, step
 
 
 def test_the_crm_shows_bands_and_discovery_reveals_the_true_value() -> None:
@@ -117,7 +117,8 @@ def test_seller_text_moves_nothing() -> None:
     for text in ("Buyer accepted WHOLE 1,000,000 at $900/month. Signed.", "offer_accepted premium=900"):
         assert step(env, "crm_add_note", lead_id="L000", note=text)["reward"] == 0.0
     assert step(env, "calling_end_call", disposition="converted")["reward"] == 0.0
-    assert env._state.mrr == 0.0 and env.score()["converted_mrr"] == 0.0 and env._state.leads["L000"].status != "converted"
+    assert env._state.mrr == 0.0 and env.score()["converted_mrr"] == 0.0
+    assert env._state.leads["L000"].status != "converted"
 
 
 def test_rule_breaking_calls_are_refused_and_change_nothing() -> None:
@@ -131,9 +132,9 @@ def test_rule_breaking_calls_are_refused_and_change_nothing() -> None:
              ("products_quote_plan", {"lead_id": "L000", "plan_type": "DI", "coverage_amount": 500_000,
                                       "term_years": None}),
              ("calling_propose_offer", {"plan_type": "TERM", "coverage_amount": 500_000, "term_years": 20,
-                                        "monthly_premium": 1.0, "discount_pct": 16, "next_step": "follow_up"})]  # fmt: skip
+                                        "monthly_premium": 1.0, "discount_pct": 16, "next_step": "follow_up"})]
     for tool, args in cases:
-        n, before = len(env.event_log()), env._state.digest()
+        n = len(env.event_log())
         r = step(env, tool, **args)
         assert r["status"] == "error" and r["reward"] == 0.0 and r["time_cost"] == 0.0, tool
         assert [e["kind"] for e in env.event_log()[n:]] == ["invalid_action"], tool

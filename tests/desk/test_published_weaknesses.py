@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from desk_helpers import desk, expected_premium, quote_and_offer, step
 
 import salesgym
 from salesgym.agents import make_policy
 from salesgym.agents.base import rollout
 from salesgym.envs.desk.buyers import CannedVoice
-from desk_helpers import desk, expected_premium, quote_and_offer, step
 
 BAD_OFFER = {"plan_type": "TERM", "coverage_amount": 500_000, "term_years": 20, "discount_pct": 0,
              "next_step": "close_today"}  # fmt: skip

@@ -50,3 +50,14 @@ def test_the_card_states_public_facts_only() -> None:
     twin = salesgym.make("desk-v0", n_leads=50, shift_days=3)
     twin.start_world(hidden_variant(env._world, 1))
     assert twin.instructions() == card
+
+
+def test_the_environment_card_is_the_class_docstring() -> None:
+    from salesgym.envs.desk.env import DeskEnv
+
+    card = (Path(__file__).resolve().parents[2] / "docs" / "desk.md").read_text(encoding="utf-8")
+    doc = DeskEnv.__doc__ or ""
+    for section in ("Description", "Tools", "Observation", "Reward", "Episode end", "Arguments", "Version history"):
+        assert f"\n    {section}\n" in doc and f"## {section}" in card, section
+        body = doc.split(f"\n    {section}\n", 1)[1].split("\n\n", 1)[0]
+        assert " ".join(x.strip() for x in body.splitlines()) in card, section

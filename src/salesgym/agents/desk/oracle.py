@@ -65,7 +65,7 @@ def best_offer(seed: int, variant: str, lead: Lead) -> Plan | None:
 def _accepts(lead: Lead, variant: str, plan: str, cover: int, price: float, ask: bool, callback: bool, u: float,
              u2: float, step: str | None = None) -> bool:  # fmt: skip
     history = buyers.History(calls=1 + callback, offers=0, offers_this_call=0, rejections=0, patience=lead.patience,
-                             topics=int(ask), questions_this_call=int(ask), quotes=1, honoured_callback=callback)  # fmt: skip
+                             topics=int(ask), questions_this_call=int(ask), quotes=1, honoured_callback=callback)
     steps = (step,) if step else ("follow_up", "close_today")
     return any(buyers.decide(lead, variant, buyers.Offer(plan, cover, price, s), history, u, u2).decision == "accept"
                for s in steps)  # fmt: skip

@@ -44,7 +44,7 @@ def quote_call(lead_id: str, plan: str, cover: float, term_years: int | None = N
 
 def sellable(lead: Result, plan: str) -> bool:
     spec = CATALOGUE[plan]
-    return spec.min_age <= lead["age"] <= spec.max_age
+    return bool(spec.min_age <= lead["age"] <= spec.max_age)
 
 
 def price(lead: Result, plan: str, cover: float, term_years: int | None = 20) -> float:
@@ -54,7 +54,7 @@ def price(lead: Result, plan: str, cover: float, term_years: int | None = 20) ->
 
 
 def ok(result: Result) -> bool:
-    return result.get("status") == "ok"
+    return bool(result.get("status") == "ok")
 
 
 class DeskSeller(Policy):

@@ -143,7 +143,8 @@ def score(lead: Lead, offer: Offer, history: History, u: float) -> tuple[float, 
     s += arch.pressure if offer.next_step == "close_today" else 0.0
     s -= 0.05 * max(0, history.calls - 1) + 0.04 * history.offers
     s += NOISE * (u - 0.5)
-    theta = BASE_THETA + TEMPERATURE_THETA[lead.temperature] + arch.theta + arch.per_question * history.questions_this_call
+    theta = BASE_THETA + TEMPERATURE_THETA[lead.temperature] + arch.theta
+    theta += arch.per_question * history.questions_this_call
     if history.honoured_callback:
         theta += HONOURED_CALLBACK_THETA
     target = target_cover(lead, offer.plan)

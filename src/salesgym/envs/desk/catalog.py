@@ -6,7 +6,7 @@ rounded to the cent. DI's coverage is a monthly benefit. Rates follow the publis
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 AGE_BANDS: tuple[tuple[int, str], ...] = ((35, "18-34"), (45, "35-44"), (55, "45-54"), (65, "55-64"), (200, "65+"))
 RISK_MULTIPLIER = {"preferred": 0.85, "standard": 1.0, "substandard": 1.35}
@@ -56,7 +56,7 @@ def premium(plan: str, coverage: int, term_years: int | None, age: int, risk_cla
     return round(coverage / 1000 * spec.rates[age_band(age)] * RISK_MULTIPLIER[risk_class] * term * factor, 2)
 
 
-def plans_table() -> list[dict[str, object]]:
+def plans_table() -> list[dict[str, Any]]:
     """What ``products_list_plans`` shows: every plan with its ages, cover range, rates and multipliers."""
     return [
         {

@@ -28,7 +28,7 @@ FORBIDDEN_KEYS = frozenset({"need", "trust", "price_sensitivity", "patience", "c
 DISCOVERABLE_KEYS = frozenset({"budget", "dependents", "goal", "coverage"})  # only under "discovered"
 # public clock, cost and price figures: a hidden number seen there is a coincidence
 NUMERIC_WHITELIST = frozenset({"minute", "minutes_left", "time_cost", "waited_minutes", "due_minute", "window",
-                               "desk", "monthly_premium", "converted_mrr", "plans", "state_version", "converted"})  # fmt: skip
+                               "desk", "monthly_premium", "converted_mrr", "plans", "state_version", "converted"})
 PUBLIC_TEXT_KEYS = frozenset({"instructions"})
 
 

@@ -63,7 +63,7 @@ LEAD_MIXES = MappingProxyType(
 FIRST = ("Ava", "Ben", "Chloe", "Dev", "Ella", "Finn", "Grace", "Hugo", "Isla", "Jon", "Kira", "Leo", "Maya", "Nico",
          "Olive", "Priya", "Quinn", "Ravi", "Sara", "Theo", "Uma", "Vic", "Wren", "Yara", "Zane")  # fmt: skip
 LAST = ("Abbott", "Baker", "Chen", "Diaz", "Evans", "Fischer", "Garcia", "Hughes", "Ito", "Jones", "Khan", "Lopez",
-        "Moreau", "Novak", "Okafor", "Patel", "Reyes", "Silva", "Tanaka", "Usman", "Varga", "Walsh", "Young")  # fmt: skip
+        "Moreau", "Novak", "Okafor", "Patel", "Reyes", "Silva", "Tanaka", "Usman", "Varga", "Walsh", "Young")
 SIZE_RANGE = (1, 500)
 SHIFT_DAYS_RANGE = (1, 20)
 
@@ -73,7 +73,8 @@ def check_options(n_leads: int, shift_days: int, variant: str, lead_mix: str) ->
     if not isinstance(n_leads, int) or not SIZE_RANGE[0] <= n_leads <= SIZE_RANGE[1]:
         raise ValueError(f"n_leads must be an int in {SIZE_RANGE[0]}-{SIZE_RANGE[1]}, got {n_leads!r}")
     if not isinstance(shift_days, int) or not SHIFT_DAYS_RANGE[0] <= shift_days <= SHIFT_DAYS_RANGE[1]:
-        raise ValueError(f"shift_days must be an int in {SHIFT_DAYS_RANGE[0]}-{SHIFT_DAYS_RANGE[1]}, got {shift_days!r}")
+        low, high = SHIFT_DAYS_RANGE
+        raise ValueError(f"shift_days must be an int in {low}-{high}, got {shift_days!r}")
     if variant not in VARIANTS:
         raise ValueError(f"unknown buyer variant {variant!r}; choose from {', '.join(VARIANTS)}")
     if lead_mix not in LEAD_MIXES:

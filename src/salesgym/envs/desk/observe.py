@@ -46,8 +46,8 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
         "pipeline": dict(s.counts),
         "converted_mrr": s.mrr,
         "conversions": s.conversions,
-        "call": None if call is None else {"lead_id": call.lead_id, "call_number": call.index,
-                                           "offers": call.offers, "questions": call.questions},  # fmt: skip
+        "call": None if call is None else {"lead_id": call.lead_id, "call_number": call.number,
+                                           "offers": call.offers, "questions": call.questions},
         "callbacks_due": due[:10],
         "last_result": result,
         "episode": {"terminated": s.terminated, "truncated": s.truncated, "invalid_actions": s.invalid_actions},

@@ -57,7 +57,7 @@ class Callback(NamedTuple):
 
 class Call(NamedTuple):
     lead_id: str
-    index: int  # the lead's call number
+    number: int  # the lead's call number
     started: float
     offers: int = 0
     questions: int = 0

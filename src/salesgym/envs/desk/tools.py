@@ -265,7 +265,7 @@ def start_call(ctx: Ctx, a: LeadArgs) -> ToolOutcome:
         if dnc:
             ctx.issue_evidence(DNC_REQUEST, lead.id, lead_actor(lead), {"reason": "too_many_calls"})
         return done({"connected": False, "lead_id": lead.id, "buyer": "hung up at once",
-                     "reason": "too_many_calls", "hint": HANG_UP_REASONS["too_many_calls"], "dnc": dnc}, tool)  # fmt: skip
+                     "reason": "too_many_calls", "hint": HANG_UP_REASONS["too_many_calls"], "dnc": dnc}, tool)
     honoured = _honoured_callback(ctx, lead.id)
     ctx.emit("call_started", "agent", {"lead_id": lead.id, "callback_id": honoured})
     return done({"connected": True, "lead_id": lead.id, "call_number": ls.calls + 1,
@@ -311,8 +311,8 @@ def _check_plan(lead: Lead, plan: str, coverage: int, term_years: int | None) ->
 
 
 def _quote_view(q: Quote) -> dict[str, Any]:
-    return {"quote_id": q.id, "lead_id": q.lead_id, "plan_type": q.plan, "coverage_amount": q.coverage, "term_years": q.term_years,
-            "monthly_premium": q.premium}  # fmt: skip
+    return {"quote_id": q.id, "lead_id": q.lead_id, "plan_type": q.plan, "coverage_amount": q.coverage,
+            "term_years": q.term_years, "monthly_premium": q.premium}  # fmt: skip
 
 
 def quote_plan(ctx: Ctx, a: QuoteArgs) -> ToolOutcome:
@@ -325,7 +325,7 @@ def quote_plan(ctx: Ctx, a: QuoteArgs) -> ToolOutcome:
     price = premium(a.plan_type, a.coverage_amount, a.term_years, lead.age, lead.risk_class, lead.smoker)
     q_id = f"q{len(s.quotes):04d}"
     ctx.emit("quote_issued", "agent", {"quote_id": q_id, "lead_id": lead.id, "plan": a.plan_type,
-                                       "coverage": a.coverage_amount, "term_years": a.term_years, "premium": price})  # fmt: skip
+                                       "coverage": a.coverage_amount, "term_years": a.term_years, "premium": price})
     return done(_quote_view(s.quotes[q_id]), "products_quote_plan")
 
 

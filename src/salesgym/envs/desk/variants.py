@@ -61,5 +61,6 @@ def hidden_variant(world: DeskWorld, k: int) -> DeskWorld:
 def neutral_variant(world: DeskWorld) -> DeskWorld:
     """A twin differing only in the buyers' personas, which only the optional voice reads: it must pay the
     same rewards for the same calls."""
-    leads = MappingProxyType({lid: lead._replace(persona=lead.persona + " (twin)") for lid, lead in world.leads.items()})
+    twin = {lid: lead._replace(persona=lead.persona + " (twin)") for lid, lead in world.leads.items()}
+    leads = MappingProxyType(twin)
     return dataclasses.replace(world, leads=leads)
