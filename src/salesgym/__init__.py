@@ -47,3 +47,5 @@ def make(env_id: str, **kwargs: Any) -> Any:
 register("territory-v0", "salesgym.envs.territory.env:TerritoryEnv")
 register("territory-debug-v0", "salesgym.envs.territory.env:TerritoryEnv", n_opportunities=4, horizon_days=30)
 register("territory-100-v0", "salesgym.envs.territory.env:TerritoryEnv", n_opportunities=100, horizon_days=90)
+register("desk-v0", "salesgym.envs.desk.env:DeskEnv")
+register("desk-debug-v0", "salesgym.envs.desk.env:DeskEnv", n_leads=8, shift_days=1)

@@ -15,7 +15,8 @@ from salesgym.agents.base import Policy, PolicySuite
 
 __all__ = ["FAMILIES", "Policy", "PolicySuite", "make_policy", "suite"]
 
-FAMILIES = {"territory": "salesgym.agents.territory"}  # environment family -> package holding its SUITE
+# environment family -> package holding its SUITE
+FAMILIES = {"territory": "salesgym.agents.territory", "desk": "salesgym.agents.desk"}
 
 
 def suite(family: str = "territory") -> PolicySuite:

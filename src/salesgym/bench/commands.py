@@ -225,12 +225,23 @@ def _preflight(manifest: sp.Manifest) -> None:
     except ImportError as e:
         raise BenchError(f"the environment or the policies are not installed: {e}") from e
     where = manifest.path or manifest.name
-    problems = sp.check_catalogue(manifest, salesgym.env_class(sp.ENV_ID).scenario_catalogue())
+    problems = sp.check_catalogue(manifest, salesgym.env_class(manifest.env_id).scenario_catalogue())
     if problems:
         raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
     problems = sp.environment_problems(manifest)
     if problems:
         raise BenchError(f"{where}: the environment cannot build this split: {'; '.join(problems[:5])}")
+
+
+def _default_split(family: str | None) -> str:
+    """The eval split of a family: ``eval`` for the territory, ``<family>-eval`` for the others."""
+    if family is None or family == "territory":
+        return "eval"
+    from salesgym.agents import FAMILIES
+
+    if family not in FAMILIES:
+        raise BenchError(f"unknown family {family!r}; known: {', '.join(FAMILIES)}")
+    return f"{family}-eval"
 
 
 def _n(x: float) -> str:
@@ -419,7 +430,15 @@ def _dry_run(
 
 
 def bench(
-    split: Annotated[str, typer.Option(help="split to run (train, eval, held-out, debug)")] = "eval",
+    split: Annotated[
+        str | None,
+        typer.Option(help="split to run (train, eval, held-out, debug; desk-eval, desk-transfer, ...); default: "
+                     "the family's eval split"),
+    ] = None,
+    family: Annotated[
+        str | None,
+        typer.Option(help="environment family (territory, desk): its eval split unless --split names another"),
+    ] = None,
     policy: Annotated[
         list[str] | None,
         typer.Option(
@@ -495,15 +514,18 @@ def bench(
         "context": context,
     }
     try:
-        manifest = _unlock(sp.load(split, splits_dir), key_file)
+        manifest = _unlock(sp.load(split or _default_split(family), splits_dir), key_file)
+        env_family = runner.family_of(manifest.env_id)
+        if family is not None and family != env_family:
+            raise BenchError(f"split {manifest.name!r} is a {env_family} split, not {family}")
         if verifier_key_file is not None:
             os.environ[KEY_FILE_ENV] = _verifier_key(verifier_key_file)  # before any worker starts: they inherit it
-        abl = runner.validate_ablation(ablation)
+        abl = runner.validate_ablation(ablation, manifest.env_id)
         if ray_address and backend is not BackendName.ray:
             raise BenchError("--ray-address only applies to --backend ray")
         prices = load_prices(price_in, price_out, price_cached, prices_file)
         _preflight(manifest)
-        suite = runner.policy_suite()
+        suite = runner.policy_suite(env_family)
         specs, added = resolve_policies(policy, agent, llm_options, suite)
         n_workers = workers or os.cpu_count() or 1
         chosen = runner.make_backend(backend.value, n_workers, ray_address)
@@ -771,10 +793,16 @@ def splits_verify(splits_dir: SplitsDir = None) -> None:
     """Re-check every manifest's hash and structure, that the environment can build every territory, and the
     family/template rules between splits. Private manifests are checked without their key."""
     try:
-        checks = sp.verify_all(splits_dir)
+        dirs = sp.family_dirs(sp.resolve_splits_dir(splits_dir))
+        groups = [(d, sp.verify_all(d)) for d in dirs]
     except sp.SplitError as e:
         _fail(str(e))
     bad = 0
+    problems: list[str] = []
+    checks = [c for _, group in groups for c in group]
+    for _, group in groups:
+        manifests = {c.manifest.name: c.manifest for c in group if c.manifest is not None}
+        problems += _rule_problems(manifests)
     first = ""  # the first failure, repeated on the final error line
     for c in checks:
         unbuildable = sp.environment_problems(c.manifest) if c.manifest is not None else []
@@ -792,14 +820,28 @@ def splits_verify(splits_dir: SplitsDir = None) -> None:
             err.print(
                 f"[bold red]FAIL[/]  {escape(f'{c.path}: {one_line(c.message)}')}", highlight=False, soft_wrap=True
             )
-    manifests = {c.manifest.name: c.manifest for c in checks if c.manifest is not None}
-    problems = sp.rule_violations(manifests)
     for p in problems:
         err.print(f"[bold red]FAIL[/]  rule: {escape(p)}", highlight=False, soft_wrap=True)
     if bad or problems:
         first = first or f"rule: {problems[0]}"
         _fail(f"{bad} manifest(s) failed, {len(problems)} rule violation(s); first: {first}")
     out.print(f"{len(checks)} manifest(s) verified; split rules hold")
+
+
+def _rule_problems(manifests: dict[str, sp.Manifest]) -> list[str]:
+    """The rules between one family's splits: the territory's (``splits.rule_violations``), or the rules the
+    environment class states (``split_rules``)."""
+    env_ids = {m.env_id for m in manifests.values()}
+    if not manifests or env_ids == {sp.ENV_ID}:
+        return sp.rule_violations(manifests) if manifests else []
+    import salesgym
+
+    problems: list[str] = []
+    for env_id in sorted(env_ids):
+        rules = getattr(salesgym.env_class(env_id), "split_rules", None)
+        mine = {n: m for n, m in manifests.items() if m.env_id == env_id}
+        problems += rules(mine) if rules is not None else []
+    return problems
 
 
 @splits_app.command("generate")
@@ -820,6 +862,9 @@ def splits_generate(
         ),
     ] = None,
     key_file: KeyFile = None,
+    family: Annotated[
+        str | None, typer.Option(help="another environment family's splits (e.g. desk), into splits/<family>/")
+    ] = None,
 ) -> None:
     """Generate the manifests from the scenario catalogue. Refuses to change a frozen split without --force.
 
@@ -827,6 +872,9 @@ def splits_generate(
     file: they are derived from the key) and leaves the public ones alone."""
     from salesgym.bench import splitgen
 
+    if family is not None and family != "territory":
+        _generate_family(family, out_dir, force)
+        return
     target = out_dir or sp.default_splits_dir()
     _check_out_dir(target, "the manifests")
     try:
@@ -863,6 +911,23 @@ def splits_generate(
         _fail(_write_error(target, "the manifests", e))
     for path in written:
         out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _generate_family(family: str, out_dir: Path | None, force: bool) -> None:
+    from salesgym.bench import splitgen
+
+    target = out_dir or sp.default_splits_dir() / family
+    _check_out_dir(target, "the manifests")
+    try:
+        manifests = splitgen.generate_family(family)
+    except ValueError as e:
+        _fail(str(e))
+    changed = [n for n, m in manifests.items() if (p := target / f"{n}.json").is_file()
+               and json.loads(p.read_text(encoding="utf-8")).get("sha256") != m["sha256"]]  # fmt: skip
+    if changed and not force:
+        _fail(f"{target}: would change frozen split(s) {', '.join(changed)}; pass --force to overwrite")
+    for name, m in manifests.items():
+        out.print(f"wrote {sp.write_manifest(m, target / f'{name}.json')}", markup=False, highlight=False)
 
 
 @splits_app.command("keygen")

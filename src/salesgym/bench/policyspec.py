@@ -74,12 +74,12 @@ class PolicySpec:
             out["source_sha256"] = self.source_sha256
         return out
 
-    def build(self, seed: int, hidden_truth: dict[str, Any] | None = None) -> Any:
-        """A fresh policy for one episode (called in the worker)."""
+    def build(self, seed: int, hidden_truth: dict[str, Any] | None = None, family: str = "territory") -> Any:
+        """A fresh policy for one episode (called in the worker); a built-in one from ``family``'s suite."""
         if self.kind == BUILTIN:
             from salesgym.agents import make_policy
 
-            return make_policy(self.name, seed=seed, hidden_truth=hidden_truth)
+            return make_policy(self.name, seed=seed, hidden_truth=hidden_truth, family=family)
         if self.kind == AGENT:
             return with_optional_methods(_import_target(self.target, self.path)(outside_seed(seed)))
         if self.kind == LLM:

@@ -42,6 +42,13 @@ class BenchError(Exception):
 
 
 # -- policies --------------------------------------------------------------------------------------
+def family_of(env_id: str) -> str:
+    """The environment family a registered id belongs to (its class's ``FAMILY``; the territory by default)."""
+    import salesgym
+
+    return str(getattr(salesgym.env_class(env_id), "FAMILY", "territory"))
+
+
 def policy_suite(family: str = "territory") -> PolicySuite:
     """The registered policies of an environment family (imports ``salesgym.agents`` lazily)."""
     try:
@@ -110,6 +117,7 @@ class EpisodeSpec:
     trial: int = 0
     build: PolicySpec | None = None
     private: bool = False
+    env_id: str = ENV_ID
 
     @property
     def policy_spec(self) -> PolicySpec:
@@ -140,18 +148,21 @@ def _jsonable(obj: Any) -> Any:
     return json.loads(json.dumps(obj, default=default))
 
 
-def make_env(territory: Territory, ablation: str | None) -> Any:
+def make_env(territory: Territory, ablation: str | None, env_id: str = ENV_ID) -> Any:
+    """The environment of one split territory. An environment class may say how a territory's fields become
+    its arguments (``scenario_kwargs``); by default they are the territory's own."""
     import salesgym
 
-    kwargs: dict[str, Any] = {
-        "family": territory.family,
-        "template": territory.template,
-        "n_opportunities": territory.n_opportunities,
-        "horizon_days": territory.horizon_days,
-    }
+    fields = (territory.family, territory.template, territory.n_opportunities, territory.horizon_days)
+    to_kwargs = getattr(salesgym.env_class(env_id), "scenario_kwargs", None)
+    kwargs: dict[str, Any] = (
+        to_kwargs(*fields)
+        if to_kwargs is not None
+        else dict(zip(("family", "template", "n_opportunities", "horizon_days"), fields, strict=True))
+    )
     if ablation is not None:
         kwargs["ablation"] = ablation
-    return salesgym.make(ENV_ID, **kwargs)
+    return salesgym.make(env_id, **kwargs)
 
 
 def _status(end: str | None) -> str:
@@ -171,14 +182,15 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
     steps = 0
     tool_calls = 0
     try:
-        env = make_env(t, spec.ablation)
+        env = make_env(t, spec.ablation, spec.env_id)
         env.reset(seed=t.seed)  # the oracle's hidden truth is read before its episode starts (operator side)
         build = spec.policy_spec
-        reference = build.kind == BUILTIN and spec.policy in policy_suite().reference
-        policy = build.build(spec.policy_seed, env.hidden_truth() if reference else None)
+        family = family_of(spec.env_id)
+        reference = build.kind == BUILTIN and spec.policy in policy_suite(family).reference
+        policy = build.build(spec.policy_seed, env.hidden_truth() if reference else None, family)
         episode = Episode(env, policy, t.seed, spec.max_steps)
         seeds = {} if spec.private else {"policy_seed": spec.policy_seed}
-        recorder = Recorder(episode, env_id=ENV_ID, policy=spec.policy, territory=t.id, trial=spec.trial, **seeds)
+        recorder = Recorder(episode, env_id=spec.env_id, policy=spec.policy, territory=t.id, trial=spec.trial, **seeds)
         episode_return = 0.0
         reward_by_tool: dict[str, float] = {}  # which mechanism the reward came through, step by step
         for step in recorder:
@@ -265,8 +277,8 @@ def _mp_context() -> BaseContext:
         ctx = get_context("forkserver")
         import salesgym
 
-        env_module = salesgym.registry()[ENV_ID]["entry_point"].split(":")[0]
-        ctx.set_forkserver_preload([m for m in (*PRELOAD, env_module) if importlib.util.find_spec(m) is not None])
+        env_modules = sorted({entry["entry_point"].split(":")[0] for entry in salesgym.registry().values()})
+        ctx.set_forkserver_preload([m for m in (*PRELOAD, *env_modules) if importlib.util.find_spec(m) is not None])
         return ctx
     return get_context("spawn")
 
@@ -400,6 +412,7 @@ class RunConfig:
     private: bool = False  # a private split: exports leave its derived seeds out
     trials: int = 1
     agents: tuple[PolicySpec, ...] = ()  # the policies that are not registered ones (--agent, --policy llm)
+    env_id: str = ENV_ID
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -418,6 +431,9 @@ class RunConfig:
             out["trials"] = self.trials
         if self.agents:
             out["agents"] = {a.name: a.to_dict() for a in self.agents}
+        if self.env_id != ENV_ID:  # likewise: the territory's runs keep their ids
+            out["env_id"] = self.env_id
+            out["family"] = family_of(self.env_id)
         return out
 
     def run_id(self, package_version: str) -> str:
@@ -529,9 +545,11 @@ def plan(
         private=manifest.private,
         trials=trials,
         agents=tuple(s for s in specs if s.kind != BUILTIN),
+        env_id=manifest.env_id,
     )
     episodes_ = [
-        EpisodeSpec(s.name, t, ablation, max_steps, k, None if s.kind == BUILTIN else s, manifest.private)
+        EpisodeSpec(s.name, t, ablation, max_steps, k, None if s.kind == BUILTIN else s, manifest.private,
+                    manifest.env_id)
         for s in specs
         for t in territories
         for k in range(trials)

@@ -362,6 +362,30 @@ def manifests_in(directory: Path) -> dict[str, dict[str, Any]]:
     return {n: found[n] for n in order}
 
 
+def family_env_id(family: str) -> str:
+    """The registered id whose environment class serves ``family`` and states its splits (``split_plan``)."""
+    import salesgym
+
+    for env_id in salesgym.registry():
+        cls = salesgym.env_class(env_id)
+        if getattr(cls, "FAMILY", "territory") == family and hasattr(cls, "split_plan"):
+            return env_id
+    raise ValueError(f"no registered environment of family {family!r} states its splits")
+
+
+def generate_family(family: str) -> dict[str, dict[str, Any]]:
+    """Sealed manifests of another family's splits, from its environment class's ``split_plan()`` (data): each
+    names its ``env_id``; they are written to ``splits/<family>/``."""
+    import salesgym
+
+    env_id = family_env_id(family)
+    planned = salesgym.env_class(env_id).split_plan()
+    return {
+        name: seal({"format_version": FORMAT_VERSION, "name": name, "env_id": env_id, **body})
+        for name, body in planned.items()
+    }
+
+
 def load_catalogue() -> Catalogue:
     """The scenario catalogue of the split's environment, from the registry (imported lazily)."""
     import salesgym

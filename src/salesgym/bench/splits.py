@@ -6,6 +6,11 @@ A manifest is one JSON file per split (``splits/<name>.json``)::
      "territories": [{"id", "family", "template", "seed", "n_opportunities", "horizon_days"}, ...],
      "contamination": {...}, "sha256": "..."}
 
+A manifest may name the registered environment it describes (``"env_id"``, inside the hash); without one it
+is the territory's (:data:`ENV_ID`), so the territory's manifests are unchanged. Another family's manifests live
+in a subdirectory named after it (``splits/desk/desk-eval.json``); :func:`load` finds a split by name in the
+splits directory or one of its family subdirectories.
+
 ``sha256`` is the hash of the canonical JSON (``sort_keys``, separators ``(",", ":")``) of every other
 field, so any edit to a territory, the description or the contamination note is caught. Manifests are
 generated once (:mod:`salesgym.bench.splitgen`) and committed; ``salesgym splits verify`` re-checks them.
@@ -33,7 +38,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-ENV_ID = "territory-v0"  # the registered environment the manifests describe
+ENV_ID = "territory-v0"  # the registered environment a manifest without "env_id" describes
 FORMAT_VERSION = 1  # public manifests: seeds are in the file
 PRIVATE_FORMAT_VERSION = 2  # adds "seeding"; territories carry "seed": null (derived from the operator's key)
 FORMAT_VERSIONS = (FORMAT_VERSION, PRIVATE_FORMAT_VERSION)
@@ -148,6 +153,7 @@ class Manifest:
     format_version: int = FORMAT_VERSION
     seeding: KeyedSeeding | None = None  # None: a public manifest, seeds in the file
     private_slots: tuple[Slot, ...] = ()  # a private manifest's territories, without seeds
+    env_id: str = ENV_ID  # the registered environment whose worlds the territories are
 
     @property
     def private(self) -> bool:
@@ -308,11 +314,22 @@ def resolve_splits_dir(explicit: Path | str | None = None) -> Path:
 
 
 def manifest_path(splits_dir: Path | str, name: str) -> Path:
-    return Path(splits_dir) / f"{name}.json"
+    """Where split ``name`` lives: the splits directory itself, else the family subdirectory holding it."""
+    top = Path(splits_dir) / f"{name}.json"
+    if top.is_file() or not NAME_PATTERN.fullmatch(name):
+        return top
+    return next(iter(sorted(Path(splits_dir).glob(f"*/{name}.json"))), top)
 
 
 def available(splits_dir: Path | str) -> list[str]:
-    return sorted(p.stem for p in Path(splits_dir).glob("*.json"))
+    """Every split name in the directory and its family subdirectories."""
+    return sorted(p.stem for pattern in ("*.json", "*/*.json") for p in Path(splits_dir).glob(pattern))
+
+
+def family_dirs(splits_dir: Path | str) -> list[Path]:
+    """The splits directory and each family subdirectory that holds manifests."""
+    root = Path(splits_dir)
+    return [root, *sorted(d for d in root.iterdir() if d.is_dir() and any(d.glob("*.json")))]
 
 
 # -- loading ---------------------------------------------------------------------------------------
@@ -392,6 +409,9 @@ def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
         raise SplitError(path, f"unsupported format_version {data['format_version']} (this salesgym reads {versions})")
     if not NAME_PATTERN.fullmatch(data["name"]):
         raise SplitError(path, f"name must be 1-64 letters, digits, '.', '_' or '-', got {repr(data['name'])[:80]}")
+    env_id = data.get("env_id", ENV_ID)
+    if not isinstance(env_id, str) or not NAME_PATTERN.fullmatch(env_id):
+        raise SplitError(path, f"env_id must be a registered environment id, got {repr(env_id)[:80]}")
     contamination = data.get("contamination")
     if contamination is not None and not isinstance(contamination, dict):
         raise SplitError(path, f"contamination must be an object, got {type(contamination).__name__}")
@@ -423,6 +443,7 @@ def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
         format_version=data["format_version"],
         seeding=seeding,
         private_slots=tuple(slot for slot, _ in parsed) if seeding is not None else (),
+        env_id=env_id,
     )
 
 
@@ -535,7 +556,10 @@ def environment_problems(manifest: Manifest) -> list[str]:
     horizon it does not accept), as the registered environment class says."""
     import salesgym
 
-    env_cls = salesgym.env_class(ENV_ID)
+    try:
+        env_cls = salesgym.env_class(manifest.env_id)
+    except ValueError as err:
+        return [str(err)]
     problems: list[str] = []
     for t in manifest.layout:
         try:

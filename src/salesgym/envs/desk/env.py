@@ -1,0 +1,174 @@
+"""The desk environment: parts wired into the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from salesgym.core.clock import Scheduled
+from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
+from salesgym.core.events import Event, EventLog
+from salesgym.core.evidence import Verifier
+from salesgym.envs.desk import observe, reward, state, verifier
+from salesgym.envs.desk.archetypes import VARIANTS
+from salesgym.envs.desk.buyers import Voice
+from salesgym.envs.desk.contract import MINUTES_PER_DAY
+from salesgym.envs.desk.generator import LEAD_MIXES, check_options, generate
+from salesgym.envs.desk.instructions import task_card
+from salesgym.envs.desk.state import EVIDENCE_KINDS, DeskState
+from salesgym.envs.desk.tools import TOOLS, Ctx
+from salesgym.envs.desk.world import DeskWorld
+
+EVENT_KINDS = frozenset({*state.APPLY, *CORE_PUBLIC_EVENTS, "scheduled", "item_due", "call_refused",
+                         "offer_proposed", "buyer_hung_up"})  # fmt: skip
+
+
+class DeskRules:
+    """The desk family as the engine sees it: generator, fold, buyers, observer, reward, verifier."""
+
+    name = "desk"
+    tools = TOOLS
+    evidence_kinds = EVIDENCE_KINDS
+    public_events = EVENT_KINDS  # everything on a desk is the seller's own action or the buyer's answer to it
+    reset_options = frozenset({"n_leads", "shift_days", "variant", "lead_mix"})
+    conformance = "salesgym.envs.desk.conformance"  # the conformance kit's hooks (loaded only by the kit)
+
+    def __init__(self, voice: Voice | None = None) -> None:
+        self.voice = voice  # None: the canned voice
+        self.voice_cache: dict[str, str] = {}  # words by hash of (decision, reason, persona); never state
+
+    def generate(self, seed: int, options: Mapping[str, Any]) -> DeskWorld:
+        return generate(seed, options["n_leads"], options["shift_days"], options["variant"], options["lead_mix"])
+
+    new_state = staticmethod(state.new_state)
+    apply = staticmethod(state.apply)
+    observe = staticmethod(observe.observe)
+
+    def precheck(self, ctx: Ctx, tool: str) -> None:
+        return None
+
+    def fire(self, ctx: Ctx, item: Scheduled) -> None:
+        if item.kind == "callback_expiry" and item.data["callback_id"] in ctx.state.pending:
+            ctx.emit("callback_missed", "env", {"callback_id": item.data["callback_id"]})
+
+    def end_reason(self, s: DeskState, world: DeskWorld) -> str | None:
+        counts = s.counts
+        done = counts["converted"] + counts["exhausted"] + counts["dnc"] == world.n_leads
+        return "no lead left to work" if done else None
+
+    def potential(self, s: DeskState, world: DeskWorld) -> float:
+        return reward.potential(s)
+
+    def instructions(self, world: DeskWorld, invalid_action_limit: int) -> str:
+        return task_card(world.facts, invalid_action_limit)
+
+    def reward(self, ctx: Ctx, phi_before: float, phi_after: float, started: float, new: Sequence[Event]) -> float:
+        return phi_after - phi_before
+
+    def score(self, world: DeskWorld, s: DeskState, log: EventLog, v: Verifier) -> dict[str, Any]:
+        return verifier.score(world, log, v)
+
+
+class DeskEnv(Environment[DeskWorld, DeskState]):
+    """One seller's shift on a transactional insurance desk: about a hundred leads, a budget of minutes.
+
+    Description
+        The agent is the seller. Leads are generated per seed with provenance (segment, age, income, household,
+        smoker, risk class, temperature, and hidden budget, need, trust, price sensitivity, patience, call limit,
+        dependents, stated goal, archetype). Buyers are rule-based by default: ten archetypes as parameter tables
+        over one decision function with keyed noise, four buyer variants as decision gates. They accept, refuse
+        with a reason code, hang up, and ask not to be called again.
+
+    Tools
+        13 typed tools in the shape SalesBench users know (``tool_schemas()``; ``docs/desk.md``): CRM search, get,
+        note, pipeline summary; callbacks; start call, discovery question, propose offer, end call; quote plan,
+        list plans; wait. Every tool costs minutes (``contract.TOOL_MINUTES``). An offer must be a stored quote
+        at its quoted premium. Bad calls return ``status="error"`` and change nothing but one ``invalid_action``.
+
+    Observation
+        ``{"text": str, "data": dict}``: the minute and minutes left, the desk's fixed facts, leads per status,
+        converted MRR, the active call, callbacks due soon, the last tool result. The CRM shows banded budget
+        and need; discovery reveals true values. Never the buyer's hidden facts, archetype or variant.
+
+    Reward
+        The change of converted MRR minus $100 per do-not-call violation, both public when they happen; the
+        return is the score (no pay for delay, truncation, quoting or proposing). ``score()`` is authoritative.
+
+    Episode end
+        Terminated when the minutes run out or no lead can be worked; truncated when invalid actions reach
+        ``invalid_action_limit``.
+
+    Arguments
+        n_leads (1-500; 100 by default), shift_days (1-20 days of 480 minutes), variant (``VARIANTS``),
+        lead_mix (``LEAD_MIXES``), voice (an optional ``buyers.Voice``: writes words, never decides),
+        invalid_action_limit, verifier_key.
+
+    Version history
+        v0 (desk-gen/1, desk-task/1): initial release.
+
+    >>> env = DeskEnv(n_leads=8, shift_days=1)
+    >>> obs, info = env.reset(seed=1)
+    >>> obs, r, term, trunc, info = env.step({"tool": "crm_search_leads", "args": {"limit": 3}})
+    >>> info["tool_result"]["status"], len(info["tool_result"]["output"]["leads"])
+    ('ok', 3)
+    """
+
+    FAMILY = "desk"  # the benchmark's environment family (policies: salesgym.agents.desk)
+    WORLD_ABLATIONS: Mapping[str, str] = {}
+    TRAINING_ABLATIONS: Mapping[str, str] = {}
+    VARIANTS = tuple(VARIANTS)
+    LEAD_MIXES = tuple(LEAD_MIXES)
+    TRAJECTORY_DATA = ("time", "pipeline", "converted_mrr", "call", "callbacks_due", "episode")
+
+    @staticmethod
+    def scenario_catalogue() -> Mapping[str, Any]:
+        """Buyer variants by name, each with the lead mixes as its ``templates`` (what split manifests cut)."""
+        from salesgym.envs.desk.generator import catalogue
+
+        return catalogue()
+
+    @staticmethod
+    def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int) -> None:
+        """Raise ``ValueError`` if a split territory (variant, lead mix, leads, shift days) cannot be built."""
+        check_options(n_opportunities, horizon_days, family, template)
+
+    @staticmethod
+    def scenario_kwargs(family: str, template: str, n_opportunities: int, horizon_days: int) -> dict[str, Any]:
+        """The ``make`` arguments of a split territory: its family is the buyer variant, its template the lead
+        mix, its size the number of leads, its horizon the shift's days."""
+        return {"variant": family, "lead_mix": template, "n_leads": n_opportunities, "shift_days": horizon_days}
+
+    @staticmethod
+    def split_plan() -> dict[str, dict[str, Any]]:
+        """The desk's benchmark splits as data (``envs/desk/splits.py``), sealed by ``salesgym splits generate``."""
+        from salesgym.envs.desk.splits import plan
+
+        return plan()
+
+    @staticmethod
+    def split_rules(manifests: Mapping[str, Any]) -> list[str]:
+        """The rules between the desk's split manifests (``salesgym splits verify`` checks them)."""
+        from salesgym.envs.desk.splits import rules
+
+        return rules(manifests)
+
+    def __init__(
+        self,
+        n_leads: int = 100,
+        shift_days: int = 2,
+        variant: str = "default",
+        lead_mix: str = "standard",
+        voice: Voice | None = None,
+        invalid_action_limit: int = 50,
+        verifier_key: bytes | None = None,
+    ) -> None:
+        if invalid_action_limit < 1:
+            raise ValueError("invalid_action_limit must be at least 1")
+        check_options(n_leads, shift_days, variant, lead_mix)  # fail fast, clearly
+        options = {"n_leads": n_leads, "shift_days": shift_days, "variant": variant, "lead_mix": lead_mix}
+        super().__init__(DeskRules(voice), invalid_action_limit=invalid_action_limit, verifier_key=verifier_key,
+                         **options)
+
+    @property
+    def minutes_per_day(self) -> float:
+        return MINUTES_PER_DAY
