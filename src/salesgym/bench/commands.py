@@ -281,12 +281,20 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
     return t
 
 
-def _explain(a: an.Analysis) -> str:
+SCORE_LEGEND = (  # what an environment class that says nothing of its score (SCORE_LEGEND) means by the columns
+    "primary = the environment's verified score",
+    "closed = mean closed value",
+)
+
+
+def _explain(a: an.Analysis, env_id: str = sp.ENV_ID) -> str:
+    import salesgym
+
+    primary, closed = getattr(salesgym.env_class(env_id), "SCORE_LEGEND", SCORE_LEGEND)
     return (
         f"[dim]Ranked by norm, the normalised score: {a.normalisation} (0 = no better than doing nothing or "
-        "random, 1 = the reference), so every territory counts alike whatever its size. primary = the raw "
-        "verified value-weighted advances per 100 constrained seller hours (mean; 95% bootstrap CI over "
-        f"territories). closed = mean closed value ($k, after discount). Δ anchor = paired difference with {a.anchor} "
+        f"random, 1 = the reference), so every territory counts alike whatever its size. {escape(primary)} (mean; "
+        f"95% bootstrap CI over territories). {escape(closed)}. Δ anchor = paired difference with {a.anchor} "
         "on the same territories (* = CI excludes 0). probe = an exploit probe, checked below, never ranked. "
         "ref = reads hidden truth: headroom, never ranked."
         + (
@@ -639,7 +647,7 @@ def bench(
         f", ablation {abl}" if abl else ""
     )
     out.print(_leaderboard(a, escape(title)))
-    out.print(_explain(a), soft_wrap=True)
+    out.print(_explain(a, manifest.env_id), soft_wrap=True)
     for line in _exploit_lines(a):
         out.print(line, highlight=False, soft_wrap=True)
     for note in a.notes:

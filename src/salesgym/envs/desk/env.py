@@ -114,6 +114,9 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
     """
 
     FAMILY = "desk"  # the benchmark's environment family (policies: salesgym.agents.desk)
+    # the leaderboard's words for its primary and closed columns
+    SCORE_LEGEND = ("primary = converted monthly recurring revenue ($, after discount) less $100 per do-not-call "
+                    "violation", "closed = mean converted MRR ($, after discount)")
     WORLD_ABLATIONS: Mapping[str, str] = {}
     TRAINING_ABLATIONS: Mapping[str, str] = {}
     VARIANTS = tuple(VARIANTS)
