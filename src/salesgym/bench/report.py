@@ -10,6 +10,7 @@ from pathlib import Path
 
 from salesgym.bench import analysis as an
 from salesgym.bench import plots
+from salesgym.bench.breakdown import breakdowns
 from salesgym.bench.stats import PairedDifference, Summary
 from salesgym.bench.store import RunRecord, Store
 
@@ -232,6 +233,31 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
     return secs
 
 
+def _breakdown_sections(store: Store, run: RunRecord, a: an.Analysis) -> list[Section]:
+    """Mean primary per scenario value (a territory split's families and templates; the desk's buyer variants
+    and pipeline sizes), from the split's manifest; none when the manifest is not here."""
+    import salesgym
+    from salesgym.bench import splits as sp
+
+    try:
+        manifest = sp.load(run.split)
+        words = getattr(salesgym.env_class(manifest.env_id), "SCENARIO_WORDS", None)
+    except (sp.SplitError, KeyError, ValueError):
+        return []
+    if manifest.sha256 != run.split_sha256:
+        return []  # the manifest here is not the one the run played
+    policies = [r.policy for r in a.rows]
+    played = set(run.config.get("territories") or ())
+    layout = [t for t in manifest.layout if t.id in played] or list(manifest.layout)
+    out = []
+    for b in breakdowns(layout, store.episodes(run.id), policies, words):
+        header = ["policy", *(f"{v} ({b.territories[v]})" for v in b.values)]
+        rows = [[p, *(_f(b.cells[p][v]) for v in b.values)] for p in policies]
+        out.append(Section(f"{b.title} (mean primary)", f"Mean primary of each policy over the territories "
+                           f"of each {b.title[3:]} (territories in brackets), trials included.", (header, rows)))
+    return out
+
+
 def _ends_section(a: an.Analysis) -> Section:
     reasons = sorted({k for e in a.ends.values() for k in e}, key=lambda k: (k.startswith("stopped"), k))
     return Section(
@@ -388,6 +414,7 @@ def write_report(
     comparisons = [analyse_run(store, c, pass_threshold=pass_threshold, prices=prices) for c in compare]
     n_episodes = len(store.episodes(run_id))
     sections = _sections(run, a, comparisons)
+    sections[1:1] = _breakdown_sections(store, run, a)  # right after the leaderboard
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     images: list[Path] = []

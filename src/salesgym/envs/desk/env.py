@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from salesgym.core.clock import Scheduled
 from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
@@ -114,6 +115,10 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
     """
 
     FAMILY = "desk"  # the benchmark's environment family (policies: salesgym.agents.desk)
+    # what the benchmark's scenario fields mean for a desk (the report's breakdown tables name them so)
+    SCENARIO_WORDS: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {"family": "buyer variant", "template": "lead mix", "n_opportunities": "leads", "horizon_days": "shift days"}
+    )
     # the leaderboard's words for its primary and closed columns
     SCORE_LEGEND = ("primary = converted monthly recurring revenue ($, after discount) less $100 per do-not-call "
                     "violation", "closed = mean converted MRR ($, after discount)")
