@@ -98,3 +98,11 @@ def test_a_policy_pickles_without_its_client(monkeypatch: pytest.MonkeyPatch) ->
     policy.reset(obs, env.tool_schemas(), info["instructions"])
     clone = pickle.loads(pickle.dumps(policy))
     assert clone._client is None and clone.config == policy.config
+
+
+def test_the_policy_can_be_made_from_keywords_alone() -> None:
+    """As the docs show it: ``LLMPolicy(model=..., base_url=..., api_key_env=...)``; the seed defaults to 0."""
+    from salesgym.agents.llm import LLMPolicy
+
+    policy = LLMPolicy(model="m", base_url="http://127.0.0.1:9/v1", api_key_env="SOME_KEY")
+    assert policy.seed == 0 and policy.config.model == "m" and policy.config.api_key_env == "SOME_KEY"

@@ -113,8 +113,8 @@ class LLMPolicy(Policy):
 
     name = "llm"
 
-    def __init__(self, seed: int, config: LLMConfig | None = None, **overrides: Any) -> None:
-        super().__init__(seed)
+    def __init__(self, seed: int = 0, config: LLMConfig | None = None, **overrides: Any) -> None:
+        super().__init__(seed)  # the seed only derives the sampling seed sent to the endpoint
         base = config or LLMConfig()
         self.config = base.replace(**overrides) if overrides else base
         if not self.config.model:
