@@ -6,11 +6,11 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from token_fakes import PREFIX, THINK, call_text, make_tokenizer  # noqa: E402
+from token_fakes import PREFIX, THINK, call_text, make_tokenizer
 
-import salesgym  # noqa: E402
-from salesgym.adapters.clients import ScriptedClient  # noqa: E402
-from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, group_rollout, parse_tool_call, play  # noqa: E402
+import salesgym
+from salesgym.adapters.clients import ScriptedClient
+from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, group_rollout, parse_tool_call, play
 
 PORTFOLIO = call_text("view_opportunity", {"opportunity_id": None, "page": 0})
 WAIT = call_text("wait", {"hours": 2.0, "until": None})
@@ -53,7 +53,9 @@ def _check_alignment(traj: TokenTrajectory, client: ScriptedClient, texts: list[
             assert traj.turns[k + 1].start == turn.env_end > turn.end  # the environment's answer sits between
             answer = tok.decode(traj.completion_ids[turn.end : turn.env_end], skip_special_tokens=False)
             assert traj.messages[3 + 2 * k]["content"] in answer
-            assert answer.endswith("<|im_start|>assistant\n" + ("<think>\n\n</think>\n\n" if "<think>" in answer else ""))
+            assert answer.endswith(
+                "<|im_start|>assistant\n" + ("<think>\n\n</think>\n\n" if "<think>" in answer else "")
+            )
     assert covered == {i for i, m in enumerate(traj.mask) if m == 1}  # the mask covers exactly the model's ids
     assert sum(traj.mask) == sum(len(g) for g in client.generated)
 
@@ -73,7 +75,9 @@ def test_every_turn_is_aligned_and_masked_exactly(template: str) -> None:
 def test_the_think_template_is_not_prefix_preserving_and_retokenising_would_misalign() -> None:
     traj, client = _play(THINK, SCRIPT)
     tok = client.tokenizer
-    rendered = tok.apply_chat_template(traj.messages[:-1], tools=traj_tools(), add_generation_prompt=False, tokenize=False)
+    rendered = tok.apply_chat_template(
+        traj.messages[:-1], tools=traj_tools(), add_generation_prompt=False, tokenize=False
+    )
     # re-rendering the transcript loses the reasoning block each reply was generated after
     assert tok.encode(rendered, add_special_tokens=False) != traj.prompt_ids + traj.completion_ids
     prompt = tok.decode(traj.prompt_ids, skip_special_tokens=False)
@@ -125,5 +129,7 @@ def test_group_copies_share_the_world_and_play_independently() -> None:
     solo, _ = _play(PREFIX, a, seed=5, max_turns=4)
     assert solo.completion_ids == group[0].completion_ids and solo.tool_events == group[0].tool_events
     assert solo.world_digest == group[0].world_digest
-    other = group_rollout("territory-debug-v0", ScriptedClient(tok, a), tok, seed=6, n=1, config=RolloutConfig(max_turns=1))
+    other = group_rollout(
+        "territory-debug-v0", ScriptedClient(tok, a), tok, seed=6, n=1, config=RolloutConfig(max_turns=1)
+    )
     assert other[0].world_digest != group[0].world_digest

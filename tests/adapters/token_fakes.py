@@ -24,7 +24,10 @@ _TURNS = (
     "{% else %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n"
     "{% endif %}{% endfor %}"
 )
-PREFIX = _TURNS.replace("{{ REPLY }}", "{{ m.content }}") + "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+PREFIX = (
+    _TURNS.replace("{{ REPLY }}", "{{ m.content }}")
+    + "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
 THINK = (
     _TURNS.replace("{{ REPLY }}", "{{ m.content.split('</think>')[-1].lstrip() }}")
     + "{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n\n</think>\n\n{% endif %}"

@@ -15,6 +15,7 @@ attached operator side. :func:`group_rollout` plays N copies of one world: one r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -49,10 +50,8 @@ def parse_tool_call(text: str) -> tuple[Any, dict[str, Any] | None]:
         return body, None
     args = call.get("arguments", {})
     if isinstance(args, str):  # some models write the arguments as a JSON text
-        try:
+        with contextlib.suppress(ValueError):
             args = json.loads(args)
-        except ValueError:
-            pass
     return {"tool": call["name"], "args": args}, {"name": call["name"], "arguments": args}
 
 
@@ -216,7 +215,16 @@ def group_rollout(
     world = world_id or f"{env_id}:{seed}"
     copies = [env.clone() for _ in range(n)]  # cloned before any step: every copy starts where reset left it
     return [
-        play(twin, c, tokenizer, seed=seed, config=config, env_id=env_id, world_id=world,
-             group_id=group_id or world, index=i)  # fmt: skip
+        play(
+            twin,
+            c,
+            tokenizer,
+            seed=seed,
+            config=config,
+            env_id=env_id,
+            world_id=world,
+            group_id=group_id or world,
+            index=i,
+        )
         for i, (twin, c) in enumerate(zip(copies, clients, strict=True))
     ]
