@@ -18,7 +18,14 @@ one); each request takes the next move of its script. A move is plain JSON data,
 ``unknown_tool(name, args)``             a call of a tool the request did not offer
 ``http_error(status)``                   an HTTP error (500, 429, ...) with an OpenAI error body
 ``drop()``                               the connection closes in the middle of the response
+``token_reply(ids, logprobs)``           for ``/v1/completions``: generated token ids (and their logprobs)
 =======================================  ===============================================================
+
+**Token-level completions.** ``POST /v1/completions`` takes a prompt of token ids, as vLLM does, and answers
+a ``token_reply`` move the way vLLM does: ``choices[0].token_ids`` (and top-level ``prompt_token_ids``) when
+the request asks ``return_token_ids``; with ``logprobs``, ``logprobs.token_logprobs`` and ``logprobs.tokens``,
+each ``"token_id:<id>"`` when the request asks ``return_tokens_as_token_ids``. It shares the scripts (by
+``seed``) and the records with the chat route; usage counts ids.
 
 As data: ``{"calls": [{"name", "arguments": dict | str}], "text": str | None}``, ``{"status": int,
 "message": str}`` or ``{"drop": true}``; any move may add ``"delay_s"`` (seconds before the answer). A
@@ -94,6 +101,10 @@ def http_error(status: int = 500, message: str = "scripted failure") -> Move:
 
 def drop() -> Move:
     return {"drop": True}
+
+
+def token_reply(ids: Sequence[int], logprobs: Sequence[float] | None = None, finish: str = "stop") -> Move:
+    return {"token_ids": list(ids), "logprobs": None if logprobs is None else list(logprobs), "finish": finish}
 
 
 def delayed(move: Move, seconds: float) -> Move:
@@ -242,7 +253,68 @@ class ScriptedOpenAI:
             headers = {"retry-after": "0"} if status == 429 else None
             return JSONResponse(payload, status_code=status, headers=headers)
 
+        @app.post("/v1/completions")
+        async def token_completions(request: Request) -> Response:
+            body = await request.json()
+            _move, status, payload = self._answer_tokens(body, time.monotonic())
+            return JSONResponse(payload, status_code=status)
+
         return app
+
+    def _take(self, key: ScriptKey, record: dict[str, Any]) -> tuple[Move | None, int, dict[str, Any]]:
+        """The next move of ``key``'s script (the lock held), or the 400 answer when there is none."""
+        script = self._scripts.get(key)
+        if script is None:
+            record["status"] = 400
+            return None, 400, _error(f"no script for seed {key}", "invalid_request_error")
+        index = self._cursor[key]
+        if index >= len(script):
+            record["status"] = 400
+            return None, 400, _error(f"the script for seed {key} has no move left ({len(script)} moves)",
+                                     "invalid_request_error")  # fmt: skip
+        self._cursor[key] = index + 1
+        record["move"], record["index"] = script[index], index
+        return script[index], 200, {}
+
+    def _answer_tokens(self, body: dict[str, Any], arrived: float) -> tuple[Move | None, int, dict[str, Any]]:
+        seed = body.get("seed")
+        key: ScriptKey = seed if isinstance(seed, int) else None
+        prompt = body.get("prompt")
+        with self._lock:
+            record: dict[str, Any] = {"seed": key, "body": body, "t": arrived, "move": None, "usage": None,
+                                      "generation": self._generation.get(key, 0)}  # fmt: skip
+            self.requests.append(record)
+            if not (isinstance(prompt, list) and all(isinstance(i, int) for i in prompt)):
+                record["status"] = 400
+                why = "this server's completions take a prompt of token ids"
+                return None, 400, _error(why, "invalid_request_error")
+            move, status, payload = self._take(key, record)
+            if move is None:
+                return move, status, payload
+            if "status" in move:
+                record["status"] = int(move["status"])
+                return move, int(move["status"]), _error(str(move.get("message", "error")), "server_error")
+            ids = [int(i) for i in move.get("token_ids", [])]
+            usage = {"prompt_tokens": len(prompt), "completion_tokens": len(ids),
+                     "total_tokens": len(prompt) + len(ids)}  # fmt: skip
+            record["usage"], record["status"] = usage, 200
+        choice: dict[str, Any] = {"index": 0, "text": str(move.get("text", "")), "logprobs": None,
+                                  "finish_reason": move.get("finish", "stop")}  # fmt: skip
+        if body.get("logprobs") is not None and move.get("logprobs") is not None:
+            as_ids = bool(body.get("return_tokens_as_token_ids"))
+            choice["logprobs"] = {
+                "tokens": [f"token_id:{i}" if as_ids else "?" for i in ids],
+                "token_logprobs": list(move["logprobs"]),
+                "top_logprobs": None,
+                "text_offset": None,
+            }
+        reply: dict[str, Any] = {"id": f"cmpl-{key}-{record['index']}", "object": "text_completion", "created": 0,
+                                 "model": str(body.get("model", self.model)), "choices": [choice],
+                                 "usage": usage}  # fmt: skip
+        if body.get("return_token_ids"):
+            choice["token_ids"] = ids
+            reply["prompt_token_ids"] = prompt
+        return move, 200, reply
 
     def _answer(self, body: dict[str, Any], arrived: float) -> tuple[Move | None, int, dict[str, Any]]:
         seed = body.get("seed")

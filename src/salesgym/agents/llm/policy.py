@@ -138,7 +138,7 @@ class LLMPolicy(Policy):
         self._builder = ContextBuilder(c, self._estimator, json_chars(self._tools))
         self._conv = Conversation(
             {"role": "system", "content": instructions or DEFAULT_SYSTEM},
-            {"role": "user", "content": _text(observation)},
+            {"role": "user", "content": observation_text(observation)},
         )
         self._seed_sent = sampling_seed(self.seed, c.trial) if c.send_seed else None
         self._queue: deque[_Call] = deque()
@@ -156,7 +156,7 @@ class LLMPolicy(Policy):
     def act(self, observation: dict[str, Any]) -> Action:
         self._turn = _Turn()
         if self._pending is not None:
-            self._answer(self._pending, _text(observation))
+            self._answer(self._pending, observation_text(observation))
             self._pending = None
         if self._deadline is not None and time.monotonic() >= self._deadline:
             self._stop("wall_budget")
@@ -356,7 +356,7 @@ class LLMPolicy(Policy):
         raise StopEpisode(reason)
 
 
-def _text(observation: dict[str, Any]) -> str:
+def observation_text(observation: dict[str, Any]) -> str:
     """What the model reads of an observation: its text, or its JSON when it has none."""
     text = observation.get("text")
     return text if isinstance(text, str) else json.dumps(observation, default=str)

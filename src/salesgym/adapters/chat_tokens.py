@@ -1,0 +1,109 @@
+"""Token ids of a chat episode, built turn by turn so they line up exactly with what the model generated.
+
+The sequence a trainer sees is ``prompt ids`` (the task card and the first observation, rendered by the
+tokenizer's chat template with the generation prompt), then for each turn the ids the model generated, as
+they came out of the model, then the ids of the environment's answer. The whole transcript is never
+re-tokenised: a chat template need not be *prefix-preserving* (rendering a longer conversation may change
+how earlier turns look: a generation prompt that opens an empty reasoning block the rendered history does
+not have, earlier reasoning stripped), and re-tokenising can merge tokens across a turn boundary. Either way
+the ids trained on would differ from the ids sampled.
+
+So only the *delta* of each environment turn is tokenised: the template renders a fixed stub conversation
+(system, user, one assistant reply) with and without the new messages after it, and the text it adds, from
+the end of the stub's assistant content on, is the environment's part: the template's end of the assistant
+turn (less what the model already generated of it, its end-of-turn token), the new messages, and the next
+generation prompt. That needs only that the stub renders the same whatever follows it.
+
+The tokenizer is any object with the ``transformers`` tokenizer methods used here (``apply_chat_template``,
+``encode``, ``decode``, ``eos_token_id``); nothing here imports ``transformers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+Message = dict[str, Any]
+_MARK = "salesgym-assistant-reply-7f3a"  # the stub reply: text no template changes and no reply contains
+
+
+class Tokenizer(Protocol):
+    """The part of a ``transformers`` tokenizer the rollout uses."""
+
+    eos_token_id: int | None
+
+    def apply_chat_template(self, conversation: Any, **kwargs: Any) -> Any: ...
+
+    def encode(self, text: str, **kwargs: Any) -> list[int]: ...
+
+    def decode(self, token_ids: Any, **kwargs: Any) -> str: ...
+
+
+class TemplateError(ValueError):
+    """The chat template cannot be used turn by turn (the stub conversation renders differently when
+    messages follow it)."""
+
+
+class ChatTokens:
+    """Renders and tokenises one episode's turns with ``tokenizer``'s chat template.
+
+    ``tools`` are the OpenAI function tools the template shows in the prompt; ``template_kwargs`` go to
+    every ``apply_chat_template`` call (``enable_thinking=False``, ...).
+    """
+
+    def __init__(
+        self,
+        tokenizer: Tokenizer,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        template_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.tokenizer = tokenizer
+        self.tools = [dict(t) for t in tools] if tools else None
+        self.kwargs = dict(template_kwargs or {})
+        self._stub: list[Message] = [
+            {"role": "system", "content": "system"},
+            {"role": "user", "content": "user"},
+            {"role": "assistant", "content": _MARK},
+        ]
+        stub_text = self.render(self._stub, generation_prompt=False)
+        at = stub_text.rfind(_MARK)
+        if at < 0:
+            raise TemplateError("the chat template does not render an assistant message's content")
+        self._stub_text = stub_text
+        self._turn_end = stub_text[at + len(_MARK) :]  # what the template puts after a reply: end token, newline
+        eos = tokenizer.eos_token_id
+        self.eos_text = "" if eos is None else tokenizer.decode([eos], skip_special_tokens=False)
+
+    def render(self, messages: Sequence[Message], *, generation_prompt: bool, tools: bool = False) -> str:
+        text = self.tokenizer.apply_chat_template(
+            list(messages),
+            tools=self.tools if tools else None,
+            add_generation_prompt=generation_prompt,
+            tokenize=False,
+            **self.kwargs,
+        )
+        return str(text)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
+
+    def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
+        """The first prompt: ``messages`` (system, first observation) with the tools and the generation prompt."""
+        return self.encode(self.render(messages, generation_prompt=True, tools=True))
+
+    def env_turn_ids(self, messages: Sequence[Message], generated: Sequence[int]) -> list[int]:
+        """The ids that follow the model's ``generated`` ids: the end of its turn (what it did not generate of
+        it), then ``messages`` (the environment's answer), then the next generation prompt."""
+        full = self.render([*self._stub, *messages], generation_prompt=True)
+        if not full.startswith(self._stub_text):
+            raise TemplateError(
+                "the chat template renders an assistant reply differently once messages follow it; "
+                "the turn-by-turn token sequence cannot be built with it"
+            )
+        end = self._turn_end
+        if generated and generated[-1] == self.tokenizer.eos_token_id and end.startswith(self.eos_text):
+            end = end[len(self.eos_text) :]  # the model ended its turn itself: its end token is in its ids
+        return self.encode(end + full[len(self._stub_text) :])

@@ -1,0 +1,135 @@
+"""TRL's GRPOTrainer on salesgym worlds, end to end on CPU with a tiny random model (the real trainer)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("trl")
+
+from token_fakes import PREFIX, call_text, make_tokenizer, tiny_model  # noqa: E402
+from transformers import LogitsProcessor, LogitsProcessorList  # noqa: E402
+from transformers.utils import get_json_schema  # noqa: E402
+from trl import GRPOConfig, GRPOTrainer  # noqa: E402
+
+import salesgym  # noqa: E402
+from salesgym.adapters.clients import Generation, TransformersClient  # noqa: E402
+from salesgym.adapters.rollout import RolloutConfig  # noqa: E402
+from salesgym.adapters.trl import (  # noqa: E402
+    SalesgymRollout,
+    environment_factory,
+    episode_return,
+    parse_task_key,
+    task_dataset,
+    task_key,
+)
+
+ENV = "territory-debug-v0"
+
+
+class OneOf(LogitsProcessor):
+    """Lets the model choose only among whole ``candidates`` (token id lists): a random model then makes
+    real calls, some accepted and some refused, with its own probabilities at each branch."""
+
+    def __init__(self, start: int, candidates: Sequence[Sequence[int]]) -> None:
+        self.start, self.candidates = start, candidates
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        done = input_ids[0, self.start :].tolist()
+        allowed = {c[len(done)] for c in self.candidates if list(c[: len(done)]) == done and len(c) > len(done)}
+        out = torch.full_like(scores, float("-inf"))
+        out[:, sorted(allowed)] = scores[:, sorted(allowed)]
+        return out
+
+
+class ChoosingClient(TransformersClient):
+    def __init__(self, model: Any, tokenizer: Any, candidates: list[list[int]]) -> None:
+        super().__init__(model, tokenizer, temperature=1.0)
+        self.candidates = candidates
+
+    def generate(self, prompt_ids: Sequence[int], *, max_new_tokens: int, seed: int) -> Generation:
+        self.generate_kwargs["logits_processor"] = LogitsProcessorList([OneOf(len(prompt_ids), self.candidates)])
+        return super().generate(prompt_ids, max_new_tokens=max_new_tokens, seed=seed)
+
+
+def accepted_calls(completions: list[Any], salesgym_tool_events: list[list[dict[str, Any]]], **_: Any) -> list[float]:
+    """This test's second reward: the share of calls the environment accepted (from salesgym's tool events)."""
+    return [sum(e["tool_result"]["status"] == "ok" for e in ev) / max(1, len(ev)) for ev in salesgym_tool_events]
+
+
+def test_grpo_trains_on_salesgym_rollouts(tmp_path: Any) -> None:
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    tok = make_tokenizer(PREFIX)
+    model = tiny_model(tok)
+    calls = [
+        call_text("wait", {"hours": 4.0, "until": None}),
+        call_text("research_account", {"account_id": "nobody"}),  # refused: no such account
+    ]
+    candidates = [[*tok.encode(c, add_special_tokens=False), tok.eos_token_id] for c in calls]
+    seen: list[Any] = []
+
+    class Recording(SalesgymRollout):
+        def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+            out = super().__call__(prompts, trainer)
+            seen.extend(self.trajectories)
+            return out
+
+    recording = Recording(
+        RolloutConfig(max_turns=2, max_new_tokens=64),
+        client=lambda trainer: ChoosingClient(trainer.accelerator.unwrap_model(trainer.model), tok, candidates),
+    )
+    args = GRPOConfig(
+        output_dir=str(tmp_path), per_device_train_batch_size=4, num_generations=4, max_steps=2,
+        learning_rate=5e-3, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True,
+        beta=0.0, seed=0, temperature=1.0, max_completion_length=256,
+    )  # fmt: skip
+    trainer = GRPOTrainer(
+        model=model, reward_funcs=[episode_return, accepted_calls], args=args, train_dataset=task_dataset(ENV, [3, 4]),
+        processing_class=tok, rollout_func=recording,
+    )  # fmt: skip
+    before = {k: v.detach().clone() for k, v in model.named_parameters()}
+    trainer.train()
+
+    assert len(seen) == 8  # 2 steps x 1 group of 4 clones
+    assert {t.env_id for t in seen} == {ENV} and {t.seed for t in seen} <= {3, 4}
+    for group in (seen[:4], seen[4:]):
+        assert len({t.world_digest for t in group}) == 1 and len({t.group_id for t in group}) == 1
+    statuses = [e["tool_result"]["status"] for t in seen for e in t.tool_events]
+    assert "ok" in statuses and "error" in statuses  # real calls, judged by the environment
+    assert all(len(t.mask) == len(t.completion_ids) and 0 < sum(t.mask) < len(t.mask) for t in seen)
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    assert len(losses) == 2 and all(math.isfinite(x) for x in losses)
+    changed = [k for k, v in model.named_parameters() if not torch.equal(v.detach(), before[k])]
+    assert changed, "no weight moved"
+
+
+def test_task_keys_round_trip() -> None:
+    assert parse_task_key(task_key(ENV, 12)) == (ENV, 12)
+    with pytest.raises(ValueError, match="task key"):
+        parse_task_key("Sell more.")
+
+
+def test_environment_factory_tools_are_the_environments_tools() -> None:
+    cls = environment_factory(ENV)
+    env = cls()
+    specs = {s["function"]["name"]: s["function"] for s in salesgym.make(ENV).tool_schemas()}
+    methods = {n: getattr(env, n) for n in specs}
+    for name, fn in methods.items():
+        schema = get_json_schema(fn)["function"]  # what TRL renders into the prompt
+        assert schema["name"] == name
+        assert set(schema["parameters"]["properties"]) == set(specs[name]["parameters"]["properties"])
+        assert schema["description"] and all(p.get("description") for p in schema["parameters"]["properties"].values())
+    text = env.reset(seed=3, prompt="ignored")
+    assert text is not None and text.startswith(salesgym.make(ENV).reset(seed=3)[1]["instructions"][:200])
+    out = env.view_opportunity(opportunity_id=None, page=0)
+    assert "o001" in out
+    env.research_account(account_id="nobody")
+    assert [e["tool_result"]["status"] for e in env._events] == ["ok", "error"]
+    assert env.get_reward() == sum(env._rewards) == 0.0
+    env.reset(seed=4)
+    assert env._events == []
