@@ -25,7 +25,7 @@ from salesgym.envs.workflows.contract import iso, sandbox_now
 from salesgym.envs.workflows.tasks.fixtures import TIMEZONES
 from salesgym.envs.workflows.tasks.model import CONTEXT, PERSONAS, build_secret
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
-from salesgym.envs.workflows.tools import APP_OF
+from salesgym.envs.workflows.tools import APP_OF, TOOLS
 from salesgym.envs.workflows.world import WorkflowsWorld
 
 FORBIDDEN_KEYS = frozenset({"expected", "assertions", "solution", "params", "persona", "keywords", "_provenance",
@@ -118,11 +118,21 @@ def random_call(env: Any, rng: random.Random) -> dict[str, Any]:
     app = rng.choice(apps) if rng.random() < 0.85 else rng.choice(("crm", "prospecting", "sequencer", "scheduler"))
     if rng.random() < 0.06:
         words = rng.choice(("amount", "time zone", "why is this needed", "the weather", "budget"))
-        return {"tool": "ask_requester", "args": {"question": f"What about {words}?"}}
+        return complete({"tool": "ask_requester", "args": {"question": f"What about {words}?"}})
     maker = {"crm": _crm, "prospecting": _prospecting, "sequencer": _sequencer, "scheduler": _scheduler}[app]
     call = maker(env, rng)
     assert APP_OF[call["tool"]] == app
-    return call
+    return complete(call)
+
+
+def complete(call: dict[str, Any]) -> dict[str, Any]:
+    """The call with every field spelled out (defaults included), as the strict schemas list them all."""
+    spec = TOOLS.specs[call["tool"]]
+    try:
+        args = spec.args.model_validate(call["args"])
+    except ValueError:
+        return call  # a call the sandbox will refuse anyway
+    return {"tool": call["tool"], "args": args.model_dump(mode="json", by_alias=True)}
 
 
 def _crm(env: Any, rng: random.Random) -> dict[str, Any]:
