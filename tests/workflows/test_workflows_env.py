@@ -7,9 +7,10 @@ import json
 import os
 from pathlib import Path
 
+from tests.workflows.wf_helpers import play_reference, workflow
+
 import salesgym
 from salesgym.envs.workflows.tools import APP_OF, TOOLS
-from tests.workflows.wf_helpers import play_reference, workflow
 
 SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "workflows_tools.json"
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from salesgym.envs.workflows.contract import iso, parse_iso
 from tests.workflows.wf_helpers import params, step, workflow
+
+from salesgym.envs.workflows.contract import iso, parse_iso
 
 
 def refused(env: Any, tool: str, **args: Any) -> str:

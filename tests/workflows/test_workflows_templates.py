@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from tests.workflows.wf_helpers import play_reference, step, workflow
 
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
-from tests.workflows.wf_helpers import play_reference, step, workflow
 
 SEEDS = (0, 7, 123)
 

@@ -4,10 +4,10 @@ score, and a reward that is 0 until the verdict is shown at the episode's end.""
 from __future__ import annotations
 
 import pytest
+from tests.workflows.wf_helpers import params, play_reference, step, workflow
 
 from salesgym.envs.workflows import verifier
 from salesgym.envs.workflows.tasks import jqlib
-from tests.workflows.wf_helpers import params, play_reference, step, workflow
 
 DOC = {"crm": {"contacts": [{"id": "1", "properties": {"email": "A@x.io", "n": 5}}]}}
 

@@ -175,8 +175,8 @@ def _crm(env: Any, rng: random.Random) -> dict[str, Any]:
                                                          "types": [{"associationTypeId": rng.choice((279, 1, 3))}]}]}}
     deal = _pick(rng, _ids(env, "crm.deals"), "9001")
     stage = rng.choice(("qualifiedtobuy", "closedwon", "7430023", "Negotiation"))
-    return {"tool": "hubspot-batch-update-objects", "args": {"objectType": "deals",
-                                                             "inputs": [{"id": deal, "properties": {"dealstage": stage}}]}}
+    inputs = [{"id": deal, "properties": {"dealstage": stage}}]
+    return {"tool": "hubspot-batch-update-objects", "args": {"objectType": "deals", "inputs": inputs}}
 
 
 def _prospecting(env: Any, rng: random.Random) -> dict[str, Any]:

@@ -41,7 +41,7 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
         "told": dict(s.revealed),
         "last_result": result,
         "episode": {"terminated": s.terminated, "truncated": s.truncated, "invalid_actions": s.invalid_actions,
-                    "verdict": verdict(ctx)},  # fmt: skip
+                    "verdict": verdict(ctx)},
     }
     return {"text": render_text(data), "data": data}
 

@@ -4,8 +4,8 @@ mailboxes, accounts, prospects, sequences; the scheduler's host, event types, bu
 database's accounts, leads, lists and credits). Task fixtures then add what their template needs.
 
 Every record is drawn from keyed streams (``stream(seed, "population", part)``), so one part of the population
-does not shift the dice of another; every record has a provenance naming generator, seed and part (``Builder.provenance``, kept
-beside the tables so that no tool shows it and the platforms' shapes stay exact).
+does not shift the dice of another; every record has a provenance naming generator, seed and part
+(``Builder.provenance``, kept beside the tables so that no tool shows it and the platforms' shapes stay exact).
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ def add_deal(b: Builder, company_key: str, company: dict[str, Any], name: str, p
 
 def _sequencer(b: Builder, rng: Dice) -> None:
     at = b.anchor
-    for okey, owner in b.rows("crm.owners").items():
+    for owner in b.rows("crm.owners").values():
         key, n = b.key("sequencer.users")
         b.put("sequencer.users", key, sequencer.resource("user", n, {"email": owner["email"], "firstName":
               owner["firstName"], "lastName": owner["lastName"], "locked": False}), "user")  # fmt: skip
@@ -232,7 +232,7 @@ def account_for(b: Builder, company_name: str) -> dict[str, Any] | None:
 
 def user_for_owner(b: Builder, owner_id: str) -> int:
     owner = b.rows("crm.owners")[owner_id]
-    return next(u["id"] for u in b.rows("sequencer.users").values() if u["attributes"]["email"] == owner["email"])
+    return int(next(u["id"] for u in b.rows("sequencer.users").values() if u["attributes"]["email"] == owner["email"]))
 
 
 def add_prospect(b: Builder, contact: dict[str, Any], account: dict[str, Any], tags: list[str],
@@ -286,7 +286,7 @@ def _prospecting(b: Builder, rng: Dice) -> None:
     for company in b.rows("crm.companies").values():
         add_prospecting_account(b, company["properties"]["name"], company["properties"]["industry"],
                                 int(company["properties"]["numberofemployees"]))  # fmt: skip
-    for key, contact in list(b.rows("crm.contacts").items()):  # most CRM contacts have a profile
+    for contact in list(b.rows("crm.contacts").values()):  # most CRM contacts have a profile
         p = contact["properties"]
         if rng.random() < 0.8:
             add_lead(b, rng, (p["firstname"], p["lastname"]), p["company"], title=p["jobtitle"])
@@ -317,7 +317,7 @@ def add_lead(b: Builder, rng: Dice, person: tuple[str, str], company: str, title
     account = next((a for a in b.rows("prospecting.accounts").values() if a["name"] == company), None)
     key, _ = b.key("prospecting.leads")
     first, last = person
-    lead = {"lead_id": key, "urn": f"urn:li:fs_salesProfile:{key}", "firstName": first, "lastName": last,
+    lead: dict[str, Any] = {"lead_id": key, "urn": f"urn:li:fs_salesProfile:{key}", "firstName": first, "lastName": last,
             "title": title, "company": company, "account_id": account["account_id"] if account else None,
             "geography": rng.choice(("Germany", "United States", "Canada", "Singapore", "United Kingdom")),
             "industry": account["industry"] if account else "COMPUTER_SOFTWARE", "seniority": SENIORITY[level],

@@ -65,7 +65,8 @@ def rules(manifests: Mapping[str, Any]) -> list[str]:
     for name in ("workflows-eval", "workflows-held-out"):
         m = manifests.get(name)
         if m is not None and seen & {t.template for t in m.territories}:
-            problems.append(f"{name} shares templates with workflows-train: {sorted(seen & {t.template for t in m.territories})}")
+            shared = sorted(seen & {t.template for t in m.territories})
+            problems.append(f"{name} shares templates with workflows-train: {shared}")
     held = manifests.get("workflows-held-out")
     if held is not None and {t.family for t in held.territories} != {"tier1", "tier2", "tier3", "tier4"}:
         problems.append("workflows-held-out must cover every tier")

@@ -29,6 +29,7 @@ ObjectType = Literal["contacts", "companies", "deals", "notes", "tasks", "meetin
 WritableType = Literal["contacts", "companies", "deals"]
 Text = Annotated[str, StringConstraints(max_length=200)]
 Id = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+Body = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
 
 LIFECYCLE = ("subscriber", "lead", "marketingqualifiedlead", "salesqualifiedlead", "opportunity", "customer",
              "evangelist", "other")  # fmt: skip
@@ -306,7 +307,7 @@ class EngagementAssociations(ToolArgs):
 
 class EngagementMetadata(ToolArgs):
     timestamp: Text = Field(description="ISO 8601; the activity's date (hs_timestamp); for a TASK, its due date")
-    body: Annotated[str, StringConstraints(max_length=MAX_TEXT)] | None = Field(None, description="NOTE/TASK/MEETING text")
+    body: Body | None = Field(None, description="NOTE/TASK/MEETING text")
     subject: Text | None = Field(None, description="TASK: the subject")
     status: Literal["NOT_STARTED", "COMPLETED"] | None = Field(None, description="TASK (default NOT_STARTED)")
     taskType: Literal["EMAIL", "CALL", "TODO"] | None = Field(None, description="TASK (default TODO)")
@@ -377,13 +378,16 @@ def search_objects(ctx: Ctx, a: SearchArgs) -> ToolOutcome:
         for f in g.filters:
             if f.propertyName not in known and f.propertyName != "hs_object_id":
                 raise ToolError(f"400 Bad Request: property {quote(f.propertyName)} does not exist on {a.objectType}")
-    found = [
-        r for r in rows(ctx, _table(a.objectType)).values()
-        if not a.filterGroups or any(all(_compare(r["properties"].get(f.propertyName) if f.propertyName != "hs_object_id"
-                                                  else r["id"], f) for f in g.filters) for g in a.filterGroups)
-    ]  # fmt: skip
+    def value(r: Record, name: str) -> str | None:
+        found: str | None = r["id"] if name == "hs_object_id" else r["properties"].get(name)
+        return found
+
+    found = [r for r in rows(ctx, _table(a.objectType)).values()
+             if not a.filterGroups or any(all(_compare(value(r, f.propertyName), f) for f in g.filters)
+                                          for g in a.filterGroups)]  # fmt: skip
     for s in reversed(a.sorts):
-        found.sort(key=lambda r, p=s.propertyName: r["properties"].get(p) or "", reverse=s.direction == "DESCENDING")
+        name = s.propertyName
+        found.sort(key=lambda r: str(r["properties"].get(name) or ""), reverse=s.direction == "DESCENDING")
     shown = page(found, a.after, a.limit)
     nxt = a.after + len(shown)
     out: dict[str, Any] = {"total": len(found), "results": [_view(r, a.properties) for r in shown]}

@@ -13,6 +13,7 @@ An independent implementation for offline evaluation: no LinkedIn code or data. 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
@@ -97,7 +98,7 @@ class InMailArgs(ToolArgs):
 
 
 # --- handlers ---------------------------------------------------------------------------------------------------
-def _any(value: str, wanted: list[str] | None) -> bool:
+def _any(value: str, wanted: Sequence[str] | None) -> bool:
     return wanted is None or value.lower() in (w.lower() for w in wanted)
 
 
@@ -207,7 +208,8 @@ TOOLS: list[ToolSpec[Any, Ctx]] = [
           search_accounts, False),
     _spec("get_sales_profile", "A lead's full profile: left_account (current job no longer matches), current "
           "company and title, degree, open_profile, teamlink.", LeadArgs, get_profile, False),
-    _spec("get_account", "One account in full: industry, headcount, growth, headquarters.", AccountArgs, get_account, False),
+    _spec("get_account", "One account in full: industry, headcount, growth, headquarters.", AccountArgs,
+          get_account, False),
     _spec("get_lead_lists", "Your lead lists with their sizes.", NoArgs, get_lists, False),
     _spec("get_lead_list_members", "The leads saved in a list.", ListArgs, get_members, False),
     _spec("save_lead", "Save a lead to a lead list (at most once per list).", SaveArgs, save_lead, True,
@@ -216,7 +218,8 @@ TOOLS: list[ToolSpec[Any, Ctx]] = [
           "costs a credit unless the lead is 1st-degree or has an Open Profile.", InMailArgs, send_inmail, True,
           ("403 no credits left", "unknown urn")),
     _spec("get_inmail_credits", "InMail credits available.", NoArgs, get_credits, False),
-    _spec("get_conversations", "The InMails you have sent, with whether each spent a credit.", NoArgs, get_conversations, False),
+    _spec("get_conversations", "The InMails you have sent, with whether each spent a credit.", NoArgs,
+          get_conversations, False),
 ]  # fmt: skip
 TABLES = ("prospecting.leads", "prospecting.accounts", "prospecting.lists", "prospecting.list_members",
           "prospecting.inmails", "prospecting.credits")  # fmt: skip

@@ -182,7 +182,7 @@ class Location(ToolArgs):
 
 class CreateInviteeArgs(ToolArgs):
     event_type: Uri = Field(description="the event type's uri")
-    start_time: Text = Field(description="ISO 8601 start: an open slot from event_types-list_event_type_available_times")
+    start_time: Text = Field(description="ISO 8601 start: an open slot (event_types-list_event_type_available_times)")
     invitee: Invitee
     location: Location | None = None
 

@@ -295,7 +295,7 @@ def add_prospects(ctx: Ctx, a: AddArgs) -> ToolOutcome:
         key, n = next_key(ctx, "sequencer.sequence_states")
         record = resource("sequenceState", n, {"state": "active", "createdAt": at, "activeAt": at,
                                                "finishedAt": None, "repliedAt": None, "pauseReason": None,
-                                               "errorReason": None},  # fmt: skip
+                                               "errorReason": None},
                           prospect=ref("prospect", pid), sequence=ref("sequence", seq["id"]),
                           mailbox=ref("mailbox", mailbox["id"]))
         created.append(create(ctx, "sequencer.sequence_states", key, record, n)["id"])
@@ -334,7 +334,7 @@ def task_create(ctx: Ctx, a: TaskArgs) -> ToolOutcome:
         raise ToolError("422 Unprocessable Entity: dueAt must be an ISO 8601 time")
     key, n = next_key(ctx, "sequencer.tasks")
     record = resource("task", n, {"action": a.action, "state": "incomplete", "dueAt": a.dueAt, "note": a.note,
-                                  "taskType": "manual", "createdAt": now_iso(ctx)},  # fmt: skip
+                                  "taskType": "manual", "createdAt": now_iso(ctx)},
                       prospect=ref("prospect", prospect["id"]), owner=prospect["relationships"]["owner"])
     return done({"data": create(ctx, "sequencer.tasks", key, record, n)})
 
@@ -349,13 +349,14 @@ TOOLS: list[ToolSpec[Any, Ctx]] = [
     _spec("mailbox_search", "Sending mailboxes, by email or user id.", MailboxSearchArgs, mailbox_search, False),
     _spec("prospect_search", "Prospects by exact email, tag, account or name.", ProspectSearchArgs, prospect_search,
           False),
-    _spec("prospect_get_by_id", "One prospect by id, with its attributes and relationships.", IdArgs, prospect_get, False),
+    _spec("prospect_get_by_id", "One prospect by id, with its attributes and relationships.", IdArgs,
+          prospect_get, False),
     _spec("prospect_create", "Create a prospect (no upsert: search by email first), optionally on an account and "
           "owned by a user.", ProspectCreateArgs, prospect_create, True, ("422 email already taken",)),
     _spec("prospect_update", "Update a prospect's attributes or account.", ProspectUpdateArgs, prospect_update, True),
     _spec("account_search", "Accounts by name (part) or domain (exact).", AccountSearchArgs, account_search, False),
-    _spec("account_create", "Create an account (name, domain, industry); domains are unique.", AccountCreateArgs, account_create, True,
-          ("422 domain already exists",)),
+    _spec("account_create", "Create an account (name, domain, industry); domains are unique.", AccountCreateArgs,
+          account_create, True, ("422 domain already exists",)),
     _spec("sequence_search", "Sequences by name, with enabled, step types and ruleset.", SequenceSearchArgs,
           sequence_search, False),
     _spec("sequence_add_prospects", "Add prospects to a sequence from a mailbox; answers {batch: {state, total, "

@@ -57,7 +57,7 @@ def owner_name(b: Builder, owner_id: str) -> str:
 
 def mailbox_of(b: Builder, owner_id: str) -> int:
     user = user_for_owner(b, owner_id)
-    return next(m["id"] for m in b.rows("sequencer.mailboxes").values() if m["attributes"]["userId"] == user)
+    return int(next(m["id"] for m in b.rows("sequencer.mailboxes").values() if m["attributes"]["userId"] == user))
 
 
 def new_company(b: Builder, rng: Dice, with_account: bool) -> tuple[str, dict[str, Any]]:
@@ -141,7 +141,8 @@ def dedupe_inbound(b: Builder, rng: Dice) -> dict[str, Any]:
     key, contact = add_contact(b, rng, comp, ckey, lifecycle="customer", jobtitle="")
     title = rng.choice(TITLES[rng.choice(list(TITLES))])
     p = contact["properties"]
-    form_email = p["email"][0].upper() + p["email"][1:p["email"].index("@")] + p["email"][p["email"].index("@"):].upper()
+    local, domain = p["email"].split("@")
+    form_email = f"{local[0].upper()}{local[1:]}@{domain.upper()}"  # the same address, another spelling
     return {"contact_id": key, **person_params("contact", contact), "form_email": form_email, "title": title}
 
 
@@ -233,7 +234,8 @@ def abm_scene(b: Builder, rng: Dice, with_account: bool) -> dict[str, Any]:
             "targets": sorted(t["lead_id"] for t in targets),
             "target_emails": [f"{t['firstName'].lower()}.{t['lastName'].lower()}@{domain}" for t in targets],
             "target_people": [{"lead_id": t["lead_id"], "first": t["firstName"], "last": t["lastName"],
-                               "title": t["title"], "email": f"{t['firstName'].lower()}.{t['lastName'].lower()}@{domain}"}
+                               "title": t["title"],
+                               "email": f"{t['firstName'].lower()}.{t['lastName'].lower()}@{domain}"}
                               for t in targets]}  # fmt: skip
 
 
@@ -359,7 +361,8 @@ def dormant_winback(b: Builder, rng: Dice) -> dict[str, Any]:
     owner_id = comp["properties"]["hubspot_owner_id"]
     return {"company": name, "deal_id": deal, "left_id": left[0], "left_company": moves[left[0]]["company"],
             "left_title": moves[left[0]]["jobtitle"], "left_prospect": moves[left[0]]["prospect"],
-            "stayed_prospects": [s["prospect"] for s in stayed], "contact_ids": [left[0]] + [s["contact_id"] for s in stayed],
+            "stayed_prospects": [s["prospect"] for s in stayed],
+            "contact_ids": [left[0], *(s["contact_id"] for s in stayed)],
             "sequence_id": SEQUENCE_IDS["Win-back"], "mailbox": mailbox_of(b, owner_id),
             "owner": owner_name(b, owner_id)}  # fmt: skip
 

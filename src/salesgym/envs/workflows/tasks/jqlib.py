@@ -1,6 +1,6 @@
-"""jq over the sandbox's state document (``$doc`` is always the whole document), through the ``jq`` library (an optional dependency: the
-``workflows`` extra). Every program gets a small prelude of helpers and the instance's parameters as ``$name``
-variables; compiled programs are cached by text."""
+"""jq over the sandbox's state document (``$doc`` is the whole document), through the ``jq`` library (an
+optional dependency: the ``workflows`` extra). Every program gets a small prelude of helpers and the instance's
+parameters as ``$name`` variables; compiled programs are cached by their text and parameter names."""
 
 from __future__ import annotations
 

@@ -285,7 +285,7 @@ CATALOGUE.add(
         "Appointment Scheduled associated to the contact and to {company}, and make the contact an opportunity.",
         ("scheduler", "crm"), fx.meeting_to_deal,
         (Step("scheduler", "read the booking", ("meetings-list_events",),
-              (A("the booking is untouched", f"events_of($contact_email) | map(select(.status == \"active\")) | "
+              (A("the booking is untouched", "events_of($contact_email) | map(select(.status == \"active\")) | "
                  ".[0].start_time", "equals", P("start")),)),
          Step("crm", "log the meeting", ("hubspot-create-engagement",), (meeting_logged(),)),
          Step("crm", "open the deal", ("hubspot-batch-create-objects",),
