@@ -317,7 +317,8 @@ def add_lead(b: Builder, rng: Dice, person: tuple[str, str], company: str, title
     account = next((a for a in b.rows("prospecting.accounts").values() if a["name"] == company), None)
     key, _ = b.key("prospecting.leads")
     first, last = person
-    lead: dict[str, Any] = {"lead_id": key, "urn": f"urn:li:fs_salesProfile:{key}", "firstName": first, "lastName": last,
+    lead: dict[str, Any] = {
+            "lead_id": key, "urn": f"urn:li:fs_salesProfile:{key}", "firstName": first, "lastName": last,
             "title": title, "company": company, "account_id": account["account_id"] if account else None,
             "geography": rng.choice(("Germany", "United States", "Canada", "Singapore", "United Kingdom")),
             "industry": account["industry"] if account else "COMPUTER_SOFTWARE", "seniority": SENIORITY[level],
