@@ -18,7 +18,7 @@ SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "workflows_tools.json"
 def test_tool_schemas_match_the_snapshot() -> None:
     env = salesgym.make("workflows-debug-v0")
     current = {"openai": env.tool_schemas(), "mcp": env.mcp_tools()}
-    if os.environ.get("SALESGYM_UPDATE_SNAPSHOTS") or not SNAPSHOT.exists():
+    if os.environ.get("SALESGYM_UPDATE_SNAPSHOTS"):
         SNAPSHOT.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
     assert json.loads(SNAPSHOT.read_text()) == json.loads(json.dumps(current)), "tool schemas drifted: review"
 

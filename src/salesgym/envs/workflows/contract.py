@@ -6,6 +6,7 @@ Everything here is public: a task card, the tools, the verifier and the baseline
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 # the four replicas, by the neutral name the state document, permissions and tasks use
 APPS: tuple[str, ...] = ("crm", "prospecting", "sequencer", "scheduler")
@@ -48,6 +49,7 @@ def parse_iso(text: str) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+@lru_cache(maxsize=4096)
 def sandbox_now(anchor: str, minutes: float) -> datetime:
     start = parse_iso(anchor)
     assert start is not None

@@ -99,12 +99,13 @@ def open_slots(tables_busy: list[tuple[datetime, datetime]], duration: int, star
     if rem or first < start:
         first += timedelta(minutes=SLOT_INCREMENT_MINUTES - rem) if rem else step
     out: list[datetime] = []
+    busy = [(b0, b1) for b0, b1 in tables_busy if b1 > first and b0 < end + length]  # only what can overlap
     t = first
     while t < end and len(out) < MAX_SLOTS:
         day_open = t.replace(hour=WORKDAY_HOURS[0], minute=0)
         day_close = t.replace(hour=WORKDAY_HOURS[1], minute=0)
         if (t.weekday() < 5 and day_open <= t and t + length <= day_close and t > now
-                and all(t + length <= b0 or t >= b1 for b0, b1 in tables_busy)):  # fmt: skip
+                and all(t + length <= b0 or t >= b1 for b0, b1 in busy)):  # fmt: skip
             out.append(t)
         t += step
     return out
