@@ -49,3 +49,5 @@ register("territory-debug-v0", "salesgym.envs.territory.env:TerritoryEnv", n_opp
 register("territory-100-v0", "salesgym.envs.territory.env:TerritoryEnv", n_opportunities=100, horizon_days=90)
 register("desk-v0", "salesgym.envs.desk.env:DeskEnv")
 register("desk-debug-v0", "salesgym.envs.desk.env:DeskEnv", n_leads=8, shift_days=1)
+register("workflows-v0", "salesgym.envs.workflows.env:WorkflowsEnv")
+register("workflows-debug-v0", "salesgym.envs.workflows.env:WorkflowsEnv", tier=1, max_calls=30)

@@ -16,7 +16,8 @@ from salesgym.agents.base import Policy, PolicySuite
 __all__ = ["FAMILIES", "Policy", "PolicySuite", "make_policy", "suite"]
 
 # environment family -> package holding its SUITE
-FAMILIES = {"territory": "salesgym.agents.territory", "desk": "salesgym.agents.desk"}
+FAMILIES = {"territory": "salesgym.agents.territory", "desk": "salesgym.agents.desk",
+            "workflows": "salesgym.agents.workflows"}
 
 
 def suite(family: str = "territory") -> PolicySuite:

@@ -149,11 +149,13 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
 
-    def walk(node: Any) -> Any:
+    def walk(node: Any, names: bool = False) -> Any:
         if isinstance(node, dict):
+            if names:  # a "properties" mapping: its keys are field names (a field may be called "title")
+                return {k: walk(v) for k, v in node.items()}
             if "$ref" in node:
                 return walk(defs[node["$ref"].split("/")[-1]])
-            out = {k: walk(v) for k, v in node.items() if k not in ("title", "default")}
+            out = {k: walk(v, k == "properties") for k, v in node.items() if k not in ("title", "default")}
             if out.get("type") == "object" and "properties" in out:
                 out["required"] = list(out["properties"])
                 out["additionalProperties"] = False

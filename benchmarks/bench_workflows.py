@@ -1,0 +1,100 @@
+"""Cost of the workflows environment: reset (population, fixture and task), step (a replica call with its
+observation), clone, beside a reference operation measured in the same run (a json dumps+loads round trip of a
+~2 KB dict, as ``bench_env.py``).
+
+Run from the repository root:
+
+    python benchmarks/bench_workflows.py            # a few seconds
+    python benchmarks/bench_workflows.py --json out.json
+
+Steps are every template's reference solution (reads and writes across the four replicas), replayed against
+fresh environments so only ``env.step`` is timed; the final ``finish_task`` (which runs the verifier once) is
+timed apart. Targets (issue 12): reset <= 5 ms, step <= 100 us.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import salesgym
+from salesgym.envs.workflows.tasks.model import resolve
+from salesgym.envs.workflows.tasks.templates import TEMPLATES
+
+TARGETS = {"reset_ms": 5.0, "step_us": 100.0}
+REFERENCE = {"leads": [{"id": f"L{i:03d}", "age": 30 + i, "income": 90_000 + i, "band": "$100-200",
+                        "status": "new", "calls": i % 3} for i in range(24)]}  # fmt: skip
+
+
+def best_of(fn: Callable[[], Any], repeat: int, number: int) -> float:
+    gc.disable()
+    try:
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times.append((time.perf_counter() - t) / number)
+        return min(times)
+    finally:
+        gc.enable()
+
+
+def solutions() -> list[tuple[str, int, list[dict[str, Any]]]]:
+    """(template, seed, the resolved calls of its reference solution)."""
+    out = []
+    for tid in TEMPLATES:
+        env = salesgym.make("workflows-v0", template=tid)
+        env.reset(seed=1)
+        secret, outputs, calls = env._world.secret, [], []
+        for action in secret.solution:
+            call = resolve(action, secret.params, outputs)
+            outputs.append(env.step(call)[4]["tool_result"]["output"])
+            calls.append(call)
+        out.append((tid, 1, calls))
+    return out
+
+
+def main() -> dict[str, Any]:
+    reference = best_of(lambda: json.loads(json.dumps(REFERENCE)), 5, 2000)
+    env = salesgym.make("workflows-v0")
+    seeds = iter(range(10**6))
+    reset = best_of(lambda: env.reset(seed=next(seeds)), 5, 40)
+    step_times, finish_times, clone_times = [], [], []
+    for tid, seed, calls in solutions():
+        env = salesgym.make("workflows-v0", template=tid)
+        env.reset(seed=seed)
+        clone_times.append(best_of(env.clone, 3, 200))
+        t = time.perf_counter()
+        for call in calls:
+            env.step(call)
+        step_times.append((time.perf_counter() - t) / len(calls))
+        t = time.perf_counter()
+        env.step({"tool": "finish_task", "args": {}})
+        finish_times.append(time.perf_counter() - t)
+    result = {
+        "reference_us": round(reference * 1e6, 2),
+        "reset_ms": round(reset * 1e3, 3),
+        "step_us": round(statistics.median(step_times) * 1e6, 1),
+        "step_us_max_template": round(max(step_times) * 1e6, 1),
+        "finish_with_verdict_ms": round(statistics.median(finish_times) * 1e3, 2),
+        "clone_us": round(statistics.median(clone_times) * 1e6, 1),
+        "targets": TARGETS,
+    }
+    return result
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    figures = main()
+    print(json.dumps(figures, indent=1))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(figures, fh, indent=1)

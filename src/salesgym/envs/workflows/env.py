@@ -1,0 +1,195 @@
+"""The workflows environment: parts wired into the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, ClassVar, NamedTuple
+
+from salesgym.core.clock import Scheduled
+from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
+from salesgym.core.events import Event, EventLog
+from salesgym.core.evidence import Verifier
+from salesgym.core.rng import stream
+from salesgym.envs.workflows import observe, state, verifier
+from salesgym.envs.workflows.apps.common import Ctx
+from salesgym.envs.workflows.contract import DEFAULT_MAX_CALLS, MAX_CALLS_RANGE
+from salesgym.envs.workflows.instructions import task_card
+from salesgym.envs.workflows.state import WorkflowsState
+from salesgym.envs.workflows.tasks.model import Template, instantiate
+from salesgym.envs.workflows.tasks.templates import TEMPLATES
+from salesgym.envs.workflows.tools import TOOLS, check_permission
+from salesgym.envs.workflows.world import WorkflowsWorld
+
+EVENT_KINDS = frozenset({*state.APPLY, *CORE_PUBLIC_EVENTS})
+TIERS = (1, 2, 3, 4)
+
+
+def pool(template: str | None, tier: int | None) -> tuple[str, ...]:
+    """The templates a seed may draw from (raises ``ValueError`` with what is allowed)."""
+    if template is not None:
+        if template not in TEMPLATES:
+            raise ValueError(f"unknown template {template!r}; choose from {', '.join(TEMPLATES)}")
+        if tier is not None and TEMPLATES[template].tier != tier:
+            raise ValueError(f"template {template!r} is tier {TEMPLATES[template].tier}, not {tier}")
+        return (template,)
+    if tier is not None and tier not in TIERS:
+        raise ValueError(f"tier must be one of {TIERS}, got {tier!r}")
+    return tuple(t for t, spec in TEMPLATES.items() if tier is None or spec.tier == tier)
+
+
+def check_options(template: str | None, tier: int | None, max_calls: int) -> None:
+    pool(template, tier)
+    low, high = MAX_CALLS_RANGE
+    if not isinstance(max_calls, int) or isinstance(max_calls, bool) or not low <= max_calls <= high:
+        raise ValueError(f"max_calls must be an int in {low}-{high}, got {max_calls!r}")
+
+
+class WorkflowsRules:
+    """The workflows family as the engine sees it: the task generator, the fold, permissions, observer, verifier."""
+
+    name = "workflows"
+    tools = TOOLS
+    evidence_kinds: frozenset[str] = frozenset()  # success rests on the end state and the log, not on evidence
+    public_events = EVENT_KINDS  # every change is the agent's own call or the requester's answer to it
+    reset_options = frozenset({"template", "tier"})
+    conformance = "salesgym.envs.workflows.conformance"
+
+    def generate(self, seed: int, options: Mapping[str, Any]) -> WorkflowsWorld:
+        names = pool(options.get("template"), options.get("tier"))
+        chosen = names[0] if len(names) == 1 else stream(seed, "template").choice(names)
+        return instantiate(TEMPLATES[chosen], seed, options["max_calls"])
+
+    new_state = staticmethod(state.new_state)
+    apply = staticmethod(state.apply)
+    observe = staticmethod(observe.observe)
+
+    def precheck(self, ctx: Ctx, tool: str) -> None:
+        check_permission(ctx, tool)
+
+    def fire(self, ctx: Ctx, item: Scheduled) -> None:
+        return None
+
+    def end_reason(self, s: WorkflowsState, world: WorkflowsWorld) -> str | None:
+        return "the agent finished the task" if s.finished else None
+
+    def potential(self, s: WorkflowsState, world: WorkflowsWorld) -> float:
+        return 0.0
+
+    def instructions(self, world: WorkflowsWorld, invalid_action_limit: int) -> str:
+        return task_card(world.task, world.anchor, int(world.horizon), invalid_action_limit)
+
+    def reward(self, ctx: Ctx, phi_before: float, phi_after: float, started: float, new: Sequence[Event]) -> float:
+        """0 until the episode ends; then the verdict the final observation shows (1 pass, 0 fail): the
+        return is the score's primary, and nothing is paid for a step before the agent is told the outcome."""
+        if any(e.kind == "episode_ended" for e in new):
+            return 1.0 if observe.verdict(ctx) == "pass" else 0.0
+        return 0.0
+
+    def score(self, world: WorkflowsWorld, s: WorkflowsState, log: EventLog, v: Verifier) -> dict[str, Any]:
+        return verifier.score(world, s, log)
+
+
+class Tier(NamedTuple):
+    """A tier as a scenario family: its templates (what split manifests cut)."""
+
+    description: str
+    templates: Mapping[str, Template]
+
+
+class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
+    """One short, checkable sales workflow over sandboxed replicas of four sales apps.
+
+    Description
+        The agent gets a request from a colleague (qualify an inbound lead, enrich contacts, sequence a list,
+        book the earliest demo, turn a booking into a deal, hand off SQLs, re-engage a closed-lost account...)
+        and carries it out with the tools of one to four app replicas: a CRM (HubSpot-shaped), a prospecting
+        database (Sales Navigator-shaped), a sequencer (Outreach-shaped) and a scheduler (Calendly-shaped), each
+        an independent implementation that enforces its platform's rules. Each seed draws a template and an
+        instance of it: seeded synthetic data with provenance, and the task's scene.
+
+    Tools
+        49 typed tools whose names and argument shapes follow the platforms' public APIs and official MCP
+        servers, plus ``ask_requester`` and ``finish_task`` (``docs/workflows.md``). A task may use only its
+        apps, some read only. Every call costs one minute of the sandbox clock.
+
+    Observation
+        ``{"text": str, "data": dict}``: the request, the clock and calls left, what the requester has said, the
+        last tool result, and at the end the verdict.
+
+    Reward
+        0 for every step; at the episode's end, 1 if the verifier passes the task, else 0: the verdict is shown
+        in that final observation, so the reward is public, and the return equals the score's ``primary``.
+
+    Episode end
+        Terminated when the agent calls ``finish_task`` or the call budget runs out; truncated when invalid
+        actions reach ``invalid_action_limit``.
+
+    Arguments
+        template (a template id, or None: the seed draws one), tier (1-4, or None), max_calls (10-400; 60),
+        invalid_action_limit, verifier_key.
+
+    Version history
+        v0 (workflows-gen/1, workflows-task/1): initial release.
+
+    >>> env = WorkflowsEnv(template="crm-lifecycle-reset")
+    >>> obs, info = env.reset(seed=1)
+    >>> env.step({"tool": "hubspot-list-owners", "args": {}})[4]["tool_result"]["status"]
+    'ok'
+    """
+
+    FAMILY = "workflows"
+    SCENARIO_WORDS: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {"family": "tier", "template": "workflow template", "n_opportunities": "apps", "horizon_days": "-"}
+    )
+    SCORE_LEGEND = ("primary = 1 if the verifier passes the task (all assertions, no unexpected change, no "
+                    "forbidden action), else 0: its mean is the pass rate",
+                    "closed = mean partial score (share of checks passed)")  # fmt: skip
+    WORLD_ABLATIONS: Mapping[str, str] = {}
+    TRAINING_ABLATIONS: Mapping[str, str] = {}
+    TRAJECTORY_DATA = ("clock", "told", "episode")
+
+    @staticmethod
+    def scenario_catalogue() -> Mapping[str, Tier]:
+        """Tiers by name (``tier1``..``tier4``), each with its templates."""
+        return {f"tier{n}": Tier(f"workflows over {n} app(s)",
+                                 {k: t for k, t in TEMPLATES.items() if t.tier == n}) for n in TIERS}  # fmt: skip
+
+    @staticmethod
+    def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int) -> None:
+        """Raise ``ValueError`` if a split entry (tier, template, apps, -) cannot be built."""
+        if template not in TEMPLATES:
+            raise ValueError(f"unknown template {template!r}")
+        tier = TEMPLATES[template].tier
+        if family != f"tier{tier}" or n_opportunities != tier:
+            raise ValueError(f"template {template!r} is tier{tier} with {tier} app(s)")
+
+    @staticmethod
+    def scenario_kwargs(family: str, template: str, n_opportunities: int, horizon_days: int) -> dict[str, Any]:
+        return {"template": template}
+
+    @staticmethod
+    def split_plan() -> dict[str, dict[str, Any]]:
+        from salesgym.envs.workflows.splits import plan
+
+        return plan()
+
+    @staticmethod
+    def split_rules(manifests: Mapping[str, Any]) -> list[str]:
+        from salesgym.envs.workflows.splits import rules
+
+        return rules(manifests)
+
+    def __init__(
+        self,
+        template: str | None = None,
+        tier: int | None = None,
+        max_calls: int = DEFAULT_MAX_CALLS,
+        invalid_action_limit: int = 50,
+        verifier_key: bytes | None = None,
+    ) -> None:
+        if invalid_action_limit < 1:
+            raise ValueError("invalid_action_limit must be at least 1")
+        check_options(template, tier, max_calls)
+        super().__init__(WorkflowsRules(), invalid_action_limit=invalid_action_limit, verifier_key=verifier_key,
+                         template=template, tier=tier, max_calls=max_calls)  # fmt: skip

@@ -1,0 +1,64 @@
+"""The agent's observation: the task (as told), the sandbox clock and the call budget, what the requester has
+said, the last tool result, and at the end the verdict (pass or fail). Public facts only: the tables are read
+through the tools."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from salesgym.core.events import Event
+from salesgym.envs.workflows import verifier
+from salesgym.envs.workflows.apps.common import Ctx, now_iso
+
+MAX_RESULT_CHARS = 2500
+
+
+def _json(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except (orjson.JSONEncodeError, UnicodeDecodeError):  # a lone surrogate in agent text
+        import json
+
+        return json.dumps(value, ensure_ascii=True)
+
+
+def verdict(ctx: Ctx) -> str | None:
+    """At the episode's end, the verified outcome the agent is told (and paid): "pass" or "fail"."""
+    s = ctx.state
+    if not (s.terminated or s.truncated):
+        return None
+    return "pass" if verifier.score(ctx.world, s, ctx.log)["passed"] else "fail"
+
+
+def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) -> dict[str, Any]:
+    s, w = ctx.state, ctx.world
+    data = {
+        "task": w.task.public(),
+        "clock": {"now": now_iso(ctx), "calls_used": int(s.now), "calls_left": int(w.horizon - s.now)},
+        "told": dict(s.revealed),
+        "last_result": result,
+        "episode": {"terminated": s.terminated, "truncated": s.truncated, "invalid_actions": s.invalid_actions,
+                    "verdict": verdict(ctx)},
+    }
+    return {"text": render_text(data), "data": data}
+
+
+def render_text(data: dict[str, Any]) -> str:
+    c, task = data["clock"], data["task"]
+    lines = [f"{c['now']} | calls left {c['calls_left']} | task: {task['title']}"]
+    if data["told"]:
+        lines.append("The requester told you: " + "; ".join(f"{k}: {v}" for k, v in data["told"].items()))
+    last = data["last_result"]
+    if last is not None:
+        output = last["output"]
+        body = str(output.get("error")) if last["status"] == "error" else _json(output)
+        if len(body) > MAX_RESULT_CHARS:
+            body = body[:MAX_RESULT_CHARS] + "... (truncated; the full output is in info['tool_result'])"
+        lines.append(f"Last: {last['status']} {body}")
+    ep = data["episode"]
+    if ep["terminated"] or ep["truncated"]:
+        lines.append(f"Episode over. Verdict: {ep['verdict']}.")
+    return "\n".join(lines)

@@ -1,0 +1,236 @@
+"""The blueprint format. A :class:`Template` is a parameterised blueprint; ``instantiate(template, seed)`` sets its
+scene in the seeded population (its fixture) and resolves it into a world with one task instance.
+
+A blueprint has a goal (the business outcome), a prompt (what the agent is told), ordered steps (app,
+objective, the actions expected, and the assertions that check the step), the apps and the read-only apps,
+the changes the task may make (the invariant), forbidden actions, and the hidden facts the requester holds.
+Values that depend on the instance are written as markers, plain JSON data:
+
+- ``P("name")`` -> ``{"$p": "name"}``: the instance parameter ``name``;
+- ``F("text {name}")`` -> ``{"$f": ...}``: text formatted with the parameters;
+- ``OUT(i, ".jq")`` -> ``{"$out": [i, ".jq"]}`` (reference solutions only): the first value of a jq program over
+  the output of the solution's ``i``-th call.
+
+jq expressions in assertions and forbidden rules read the parameters as ``$name`` variables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from salesgym.core.rng import Dice, stream
+from salesgym.envs.workflows.contract import APPS
+from salesgym.envs.workflows.population import Builder, populate
+from salesgym.envs.workflows.tasks import jqlib
+from salesgym.envs.workflows.world import Fact, Secret, TaskView, WorkflowsWorld
+
+OPERATORS = ("equals", "not_equals", "contains", "count", "exists", "gt", "gte", "lt", "lte", "matches", "in")
+CHANGE_KINDS = ("create", "update", "delete")
+
+
+def P(name: str) -> dict[str, str]:
+    return {"$p": name}
+
+
+def F(text: str) -> dict[str, str]:
+    return {"$f": text}
+
+
+def OUT(index: int, expr: str) -> dict[str, Any]:
+    return {"$out": [index, expr]}
+
+
+@dataclass(frozen=True)
+class A:
+    """An assertion: ``expr`` (jq) over the end state, compared with ``expected`` by ``op`` (see ``verifier.py``)."""
+
+    name: str
+    expr: str
+    op: str = "equals"
+    expected: Any = True
+
+    def __post_init__(self) -> None:
+        if self.op not in OPERATORS:
+            raise ValueError(f"assertion {self.name!r}: unknown operator {self.op!r}; use one of {OPERATORS}")
+
+
+@dataclass(frozen=True)
+class Step:
+    app: str
+    objective: str
+    actions: tuple[str, ...]  # the tools this step is expected to call
+    assertions: tuple[A, ...]
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change the task may make: ``kinds`` of records in ``table``; with ``ids``, only those records; with
+    ``fields``, an update may change only those properties/attributes."""
+
+    table: str
+    kinds: tuple[str, ...] = ("create",)
+    ids: Any = None
+    fields: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Forbidden:
+    """An action never to take: a successful call of one of ``tools`` (with ``args``, only calls whose
+    arguments make that jq program output ``true``); with ``attempted``, a refused attempt counts too."""
+
+    name: str
+    tools: tuple[str, ...]
+    args: str | None = None
+    attempted: bool = False
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    key: str
+    keywords: tuple[str, ...]
+    param: str  # the instance parameter holding the value
+
+
+Fixture = Callable[[Builder, Dice], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Template:
+    id: str
+    motion: str  # inbound, outbound, pipeline, re-engagement, scheduling, hygiene
+    title: str
+    goal: str
+    prompt: str  # formatted with the parameters
+    apps: tuple[str, ...]
+    fixture: Fixture
+    steps: tuple[Step, ...]
+    changes: tuple[Change, ...]
+    solution: tuple[Mapping[str, Any], ...]
+    read_only: tuple[str, ...] = ()
+    forbidden: tuple[Forbidden, ...] = ()
+    facts: tuple[FactSpec, ...] = ()
+    requester_role: str = "your sales manager"
+    mechanisms: tuple[str, ...] = ()  # the platform rules it exercises (the split generator's contamination note)
+
+    @property
+    def tier(self) -> int:
+        return len(self.apps)
+
+    def check(self) -> None:
+        """Raise ``ValueError`` if the blueprint is malformed (unknown app, step app outside the task's apps...)."""
+        for app in (*self.apps, *self.read_only):
+            if app not in APPS:
+                raise ValueError(f"{self.id}: unknown app {app!r}")
+        if not set(self.read_only) <= set(self.apps):
+            raise ValueError(f"{self.id}: read-only apps must be among the task's apps")
+        for step in self.steps:
+            if step.app not in self.apps:
+                raise ValueError(f"{self.id}: step app {step.app!r} is not one of the task's apps")
+            if not step.assertions:
+                raise ValueError(f"{self.id}: every step needs an assertion")
+        for change in self.changes:
+            if not set(change.kinds) <= set(CHANGE_KINDS) or change.table.split(".")[0] not in self.apps:
+                raise ValueError(f"{self.id}: bad allowed change {change}")
+            if change.table.split(".")[0] in self.read_only:
+                raise ValueError(f"{self.id}: a change to read-only app in {change.table}")
+
+
+# --- resolution ----------------------------------------------------------------------------------------------
+def resolve(value: Any, params: Mapping[str, Any], outputs: Sequence[Mapping[str, Any]] | None = None) -> Any:
+    """``value`` with every marker replaced (``$out`` only when ``outputs`` are given)."""
+    if isinstance(value, dict):
+        if set(value) == {"$p"}:
+            return lookup(params, value["$p"])
+        if set(value) == {"$f"}:
+            return str(value["$f"]).format(**params)
+        if set(value) == {"$out"}:
+            if outputs is None:
+                return value
+            index, expr = value["$out"]
+            found = jqlib.run(expr, outputs[index], {})
+            return found[0] if found else None
+        return {k: resolve(v, params, outputs) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [resolve(v, params, outputs) for v in value]
+    return value
+
+
+def lookup(params: Mapping[str, Any], path: str) -> Any:
+    """``params["a"]`` for ``"a"``; a dotted path reads into lists and objects (``"people.1.email"``)."""
+    head, *rest = path.split(".")
+    value: Any = params[head]
+    for part in rest:
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value
+
+
+REQUESTERS = (("Dana Whitfield", "your sales manager"), ("Omar Haddad", "the account executive"),
+              ("Lucia Ferri", "the revenue operations lead"), ("Kenji Mori", "the sales director"))  # fmt: skip
+CONTEXT = ("the quarterly pipeline review is on Friday", "marketing is measuring campaign follow-up speed",
+           "the customer escalated to their executive sponsor", "we are cleaning the CRM before the board deck",
+           "a new rep starts on the account next week", "finance wants the forecast locked today")  # fmt: skip
+PERSONAS = ("brisk and to the point", "friendly and chatty", "detail-minded and careful", "busy, answers in fragments")
+
+
+def instantiate(template: Template, seed: int, max_calls: int) -> WorkflowsWorld:
+    """The world of ``template`` under ``seed``: the population, the fixture's scene and the resolved task."""
+    builder = populate(seed)
+    rng = stream(seed, "task", template.id)
+    params = template.fixture(builder, rng)
+    params.update({f"{k}_int": int(v) for k, v in list(params.items())
+                   if k.endswith("_id") and isinstance(v, str) and v.isdigit()})  # engagement ids are numbers
+    who = stream(seed, "requester").choice(REQUESTERS)
+    aside = stream(seed, "requester", "context")
+    params = {"requester": who[0], "today": builder.anchor[:10], **params,
+              "context": aside.choice(CONTEXT)}  # fmt: skip
+    persona = stream(seed, "requester", "persona").choice(PERSONAS)
+    secret = build_secret(template, params, persona)
+    view = TaskView(template.title, template.prompt.format(**params), template.apps, template.read_only,
+                    f"{who[0]} ({template.requester_role})")  # fmt: skip
+    return WorkflowsWorld(seed, float(max_calls), builder.anchor, _freeze(builder.tables), dict(builder.counters),
+                          view, secret, dict(builder.provenance))  # fmt: skip
+
+
+def build_secret(template: Template, params: dict[str, Any], persona: str) -> Secret:
+    """The hidden part of an instance: the blueprint resolved with ``params`` (the reference solution keeps its
+    markers: it is resolved as it plays, against the outputs it gets)."""
+    facts = (*(Fact(f.key, f.keywords, str(params[f.param]), f.param) for f in template.facts),
+             Fact("context", ("why", "reason", "context", "background"), params["context"], "context"))
+    steps = tuple(
+        {"step": i + 1, "app": s.app, "objective": s.objective, "actions": list(s.actions),
+         "assertions": [{"name": a.name, "expr": a.expr, "op": a.op, "expected": resolve(a.expected, params)}
+                        for a in s.assertions]}
+        for i, s in enumerate(template.steps)
+    )  # fmt: skip
+    changes = tuple({"table": c.table, "kinds": list(c.kinds), "ids": _ids(resolve(c.ids, params)),
+                     "fields": None if c.fields is None else list(c.fields)} for c in template.changes)  # fmt: skip
+    forbidden = tuple({"name": f.name, "tools": list(f.tools), "args": f.args, "attempted": f.attempted}
+                      for f in template.forbidden)  # fmt: skip
+    return Secret(template.id, template.tier, params, steps, changes, forbidden, facts, persona,
+                  tuple(dict(a) for a in template.solution))
+
+
+def _ids(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    return [str(v) for v in (value if isinstance(value, list) else [value])]
+
+
+def _freeze(tables: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, dict[str, Any]]]:
+    return {name: dict(rows) for name, rows in tables.items()}
+
+
+@dataclass
+class Catalogue:
+    """Templates by id, checked once."""
+
+    templates: dict[str, Template] = field(default_factory=dict)
+
+    def add(self, *templates: Template) -> None:
+        for t in templates:
+            t.check()
+            if t.id in self.templates:
+                raise ValueError(f"template {t.id!r} is defined twice")
+            self.templates[t.id] = t

@@ -1,0 +1,67 @@
+"""The family's toolbox: every replica's tools (in app order) and the task's own two, ``ask_requester`` (the
+rule-based simulated colleague) and ``finish_task``. ``APP_OF`` names each tool's app: the sandbox enforces a
+task's app permissions from it (``check_permission``), and the verifier's audit reads it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field, StringConstraints
+
+from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec
+from salesgym.envs.workflows.apps import REPLICAS
+from salesgym.envs.workflows.apps.common import Ctx, done
+from salesgym.envs.workflows.contract import TASK_APP
+
+
+class AskArgs(ToolArgs):
+    question: Annotated[str, StringConstraints(min_length=1, max_length=500)] = Field(
+        description="what you want to know, in your own words (name the thing you need)")
+
+
+class FinishArgs(ToolArgs):
+    summary: Annotated[str, StringConstraints(max_length=1000)] = Field(
+        "", description="what you did (your own record; it is not graded)")
+
+
+def ask_requester(ctx: Ctx, a: AskArgs) -> ToolOutcome:
+    """The requester tells a hidden fact when the question names it (by one of its keywords), else nothing."""
+    question = a.question.lower()
+    for fact in ctx.world.secret.facts:
+        if any(word in question for word in fact.keywords):
+            if fact.key not in ctx.state.revealed:
+                ctx.emit("fact_revealed", "requester", {"fact": fact.key, "value": fact.value})
+            return done({"from": ctx.world.task.requester, "answer": fact.value})
+    return done({"from": ctx.world.task.requester, "answer": "Sorry, I can't help with that; it should all be in "
+                 "the apps or in the request."})  # fmt: skip
+
+
+def finish_task(ctx: Ctx, a: FinishArgs) -> ToolOutcome:
+    ctx.emit("task_finished", "agent", {"summary": a.summary})
+    return done({"finished": True})
+
+
+TASK_TOOLS: list[ToolSpec[Any, Ctx]] = [
+    ToolSpec("ask_requester", "Ask the colleague who asked for this task a question (they know facts the apps "
+             "do not hold, and answer when your question names what you need).", AskArgs, ask_requester,
+             "1 minute"),
+    ToolSpec("finish_task", "Declare the task done: the episode ends and the end state is verified.", FinishArgs,
+             finish_task, "1 minute"),
+]
+TOOLS: ToolBox[Ctx] = ToolBox([*(t for app in REPLICAS.values() for t in app.TOOLS), *TASK_TOOLS])
+APP_OF: dict[str, str] = {t.name: name for name, app in REPLICAS.items() for t in app.TOOLS}
+APP_OF.update({t.name: TASK_APP for t in TASK_TOOLS})
+OWNER_OF_TABLE: dict[str, str] = {table: name for name, app in REPLICAS.items() for table in app.TABLES}
+
+
+def check_permission(ctx: Ctx, tool: str) -> None:
+    """A task's permission scopes, enforced by the sandbox: only its apps, and no writes to a read-only one."""
+    app = APP_OF[tool]
+    if app == TASK_APP:
+        return
+    task = ctx.world.task
+    if app not in task.apps:
+        raise ToolError(f"403 Forbidden: this task has no access to the {app} app (it may use: "
+                        f"{', '.join(task.apps)})")  # fmt: skip
+    if app in task.read_only and TOOLS.specs[tool].writes:
+        raise ToolError(f"403 Forbidden: this task may read the {app} app but not write to it")

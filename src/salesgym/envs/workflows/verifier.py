@@ -1,0 +1,231 @@
+"""The private verifier: the task's assertions over the end state, the invariant (only the expected changes,
+start against end), the audit (every change made by a successful call of its own app's tools), and forbidden
+actions across the trajectory. Computed from the world and the event log alone (the end state is the log's
+fold), so it is authoritative.
+
+Assertions are jq programs (``tasks/jqlib.py``) compared by an operator:
+
+- ``equals`` / ``not_equals``: the program's one output equals (does not equal) ``expected``;
+- ``contains``: the output (a string, a list or an object) contains ``expected`` (substring, member, subset);
+- ``count``: the program outputs ``expected`` values; ``exists``: it outputs at least one non-null value;
+- ``gt`` / ``gte`` / ``lt`` / ``lte``: number or ISO-time comparison with ``expected``;
+- ``matches``: the output is a string the regular expression ``expected`` finds;
+- ``in``: the output is one of the values listed in ``expected``.
+
+An assertion whose program outputs nothing or several values (where one is needed), or fails, does not hold,
+and its metadata says why. Every assertion carries ``{step, name, expr, op, expected, actual, passed}``.
+
+    passed  = every assertion holds and there is no invariant, audit or forbidden-action violation
+    primary = 1.0 if passed else 0.0; partial = checks passed / checks (assertions + the three global checks)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from salesgym.core.events import EventLog
+from salesgym.envs.workflows.state import Record, WorkflowsState, document
+from salesgym.envs.workflows.tasks import jqlib
+from salesgym.envs.workflows.tools import APP_OF, OWNER_OF_TABLE
+from salesgym.envs.workflows.world import WorkflowsWorld
+
+BOOKKEEPING = frozenset({"updatedAt", "updated_at", "createdAt", "created_at"})
+RECORD_EVENTS = frozenset({"record_created", "record_updated", "record_deleted"})
+ACTUAL_CHARS = 300  # an assertion's actual value, as reported, is cut to this much JSON text
+
+
+# --- assertions -------------------------------------------------------------------------------------------------
+def compare(op: str, values: Sequence[Any], expected: Any) -> tuple[bool, str]:
+    """Whether the program's outputs satisfy ``op`` against ``expected``, and why not."""
+    if op == "count":
+        return len(values) == expected, f"{len(values)} values"
+    if op == "exists":
+        ok = any(v is not None for v in values)
+        return ok == bool(expected), "" if ok else "no value"
+    if len(values) != 1:
+        return False, f"expected one value, the expression gave {len(values)}"
+    v = values[0]
+    if op == "equals":
+        return v == expected, ""
+    if op == "not_equals":
+        return v != expected, ""
+    if op == "contains":
+        if isinstance(v, str) and isinstance(expected, str):
+            return expected in v, ""
+        if isinstance(v, list):
+            return expected in v, ""
+        if isinstance(v, dict) and isinstance(expected, dict):
+            return all(k in v and v[k] == x for k, x in expected.items()), ""
+        return False, "contains needs a string, a list or an object"
+    if op == "in":
+        return isinstance(expected, list) and v in expected, ""
+    if op == "matches":
+        if not isinstance(v, str) or not isinstance(expected, str):
+            return False, "matches needs a string and a pattern"
+        return re.search(expected, v) is not None, ""
+    if op in ("gt", "gte", "lt", "lte"):
+        same = (isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(expected, (int, float))) or (
+            isinstance(v, str) and isinstance(expected, str))
+        if not same:
+            return False, f"{op} compares two numbers or two ISO times"
+        return {"gt": v > expected, "gte": v >= expected, "lt": v < expected, "lte": v <= expected}[op], ""
+    raise ValueError(f"unknown operator {op!r}")
+
+
+def _cut(value: Any) -> Any:
+    import json
+
+    text = json.dumps(value, default=str)
+    return value if len(text) <= ACTUAL_CHARS else text[:ACTUAL_CHARS] + "..."
+
+
+def check_assertion(step: int, spec: Mapping[str, Any], doc: Any, params: dict[str, Any]) -> dict[str, Any]:
+    try:
+        values = jqlib.run(spec["expr"], doc, params)
+    except ValueError as err:
+        values, passed, why = [], False, f"jq error: {str(err)[:200]}"
+    else:
+        passed, why = compare(spec["op"], values, spec["expected"])
+    actual = values[0] if len(values) == 1 else values
+    return {"step": step, "name": spec["name"], "expr": spec["expr"], "op": spec["op"],
+            "expected": spec["expected"], "actual": _cut(actual), "passed": passed, "reason": why}  # fmt: skip
+
+
+# --- invariants -------------------------------------------------------------------------------------------------
+def _fields(record: Record) -> dict[str, Any]:
+    """A record's comparable fields: its properties (CRM), its attributes and relationships (sequencer), or its
+    own keys; bookkeeping timestamps do not count as changes."""
+    if "properties" in record:
+        return dict(record["properties"])
+    if "attributes" in record:
+        return {**record["attributes"], **{f"@{k}": v for k, v in record.get("relationships", {}).items()}}
+    return {k: v for k, v in record.items() if k not in BOOKKEEPING}
+
+
+def diff(start: Mapping[str, Mapping[str, Record]], end: Mapping[str, Mapping[str, Record]]) -> list[dict[str, Any]]:
+    """Every record created, updated (with the fields that changed) or deleted between two states."""
+    out: list[dict[str, Any]] = []
+    for table in sorted(set(start) | set(end)):
+        before, after = start.get(table, {}), end.get(table, {})
+        for key in after.keys() - before.keys():
+            out.append({"table": table, "id": key, "kind": "create"})
+        for key in before.keys() - after.keys():
+            out.append({"table": table, "id": key, "kind": "delete"})
+        for key in before.keys() & after.keys():
+            if before[key] is after[key]:
+                continue
+            old, new = _fields(before[key]), _fields(after[key])
+            changed = sorted(k.lstrip("@") for k in old.keys() | new.keys()
+                             if k not in BOOKKEEPING and old.get(k) != new.get(k))  # fmt: skip
+            if changed:
+                out.append({"table": table, "id": key, "kind": "update", "fields": changed})
+    return sorted(out, key=lambda c: (c["table"], c["kind"], c["id"]))
+
+
+def allowed(change: Mapping[str, Any], rules: Sequence[Mapping[str, Any]]) -> bool:
+    for rule in rules:
+        if rule["table"] != change["table"] or change["kind"] not in rule["kinds"]:
+            continue
+        if rule["ids"] is not None and change["id"] not in rule["ids"]:
+            continue
+        if change["kind"] == "update" and rule["fields"] is not None and not set(change["fields"]) <= set(
+                rule["fields"]):  # fmt: skip
+            continue
+        return True
+    return False
+
+
+# --- the trajectory ---------------------------------------------------------------------------------------------
+def audit(log: EventLog) -> list[dict[str, Any]]:
+    """Every record change must belong to a successful call of a tool of the table's own app."""
+    problems: list[dict[str, Any]] = []
+    pending: list[tuple[int, str]] = []
+    for e in log:
+        if e.kind in RECORD_EVENTS:
+            pending.append((e.seq, e.payload["table"]))
+        elif e.kind == "tool_completed":
+            tool = e.payload["tool"]
+            for seq, table in pending:
+                if OWNER_OF_TABLE.get(table) != APP_OF.get(tool):
+                    problems.append({"event": seq, "table": table, "tool": tool, "problem": "changed by another "
+                                     "app's tool"})  # fmt: skip
+            pending = []
+        elif e.kind == "invalid_action" and pending:
+            problems.extend({"event": seq, "table": t, "problem": "changed by a refused call"} for seq, t in pending)
+            pending = []
+    problems.extend({"event": seq, "table": t, "problem": "changed outside any call"} for seq, t in pending)
+    return problems
+
+
+def forbidden(log: EventLog, rules: Sequence[Mapping[str, Any]], params: dict[str, Any]) -> list[dict[str, Any]]:
+    hits: list[dict[str, Any]] = []
+    for e in log:
+        if e.kind == "tool_completed":
+            tool, args, refused = e.payload["tool"], e.payload["args"], False
+        elif e.kind == "invalid_action" and e.payload.get("tool"):
+            tool, args, refused = e.payload["tool"], None, True
+        else:
+            continue
+        for rule in rules:
+            if tool not in rule["tools"] or (refused and not rule["attempted"]):
+                continue
+            if rule["args"] is not None:
+                if args is None:
+                    continue  # a refused call's arguments are not recorded: only the attempt of the tool counts
+                try:
+                    if jqlib.run(rule["args"], args, params) != [True]:
+                        continue
+                except ValueError:
+                    continue
+            hits.append({"rule": rule["name"], "tool": tool, "event": e.seq, "refused": refused})
+    return hits
+
+
+# --- the score --------------------------------------------------------------------------------------------------
+def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog) -> dict[str, Any]:
+    secret = world.secret
+    params = dict(secret.params)
+    doc = document(state.tables, OWNER_OF_TABLE)
+    steps, results = [], []
+    for step in secret.steps:
+        checked = [check_assertion(step["step"], a, doc, params) for a in step["assertions"]]
+        results.extend(checked)
+        steps.append({"step": step["step"], "app": step["app"], "objective": step["objective"],
+                      "passed": all(c["passed"] for c in checked), "assertions": checked})  # fmt: skip
+    changes = diff(world.tables, state.tables)
+    unexpected = [c for c in changes if not allowed(c, secret.changes)]
+    audited = audit(log)
+    banned = forbidden(log, secret.forbidden, params)
+    held = sum(r["passed"] for r in results)
+    globals_ok = [not unexpected, not audited, not banned]
+    passed = held == len(results) and all(globals_ok)
+    partial = round((held + sum(globals_ok)) / (len(results) + len(globals_ok)), 6)
+    invalid = sum(1 for e in log if e.kind == "invalid_action")
+    ended = {"terminated": state.terminated, "truncated": state.truncated,
+             "why": next((e.payload["why"] for e in log if e.kind == "episode_ended"), None)}  # fmt: skip
+    violations = {k: n for k, n in (("invariant", len(unexpected)), ("audit", len(audited)),
+                                    ("forbidden", len(banned))) if n}  # fmt: skip
+    return {
+        "primary": 1.0 if passed else 0.0,
+        "primary_ceiling": 1.0,
+        "passed": passed,
+        "partial": partial,
+        "closed_value": partial,  # the benchmark's secondary column: the partial score
+        "win_rate": 1.0 if passed else 0.0,
+        "template": secret.template,
+        "tier": secret.tier,
+        "apps": list(world.task.apps),
+        "assertions": {"passed": held, "total": len(results)},
+        "steps": steps,
+        "invariant": {"passed": not unexpected, "changes": changes, "unexpected": unexpected},
+        "audit": {"passed": not audited, "problems": audited},
+        "forbidden": {"passed": not banned, "violations": banned},
+        "violations": violations,
+        "facts_revealed": sorted(state.revealed),
+        "finished_by_agent": state.finished,
+        "invalid_actions": invalid,
+        "tool_calls": state.tool_calls,
+        **ended,
+    }

@@ -1,0 +1,75 @@
+"""Every template: a well-formed blueprint whose reference solution passes, and which doing nothing fails."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from tests.workflows.wf_helpers import play_reference, step, workflow
+
+from salesgym.envs.workflows.tasks.templates import TEMPLATES
+
+SEEDS = (0, 7, 123)
+
+
+@pytest.mark.parametrize("template", sorted(TEMPLATES))
+def test_reference_solution_passes_and_doing_nothing_fails(template: str) -> None:
+    for seed in SEEDS:
+        env = workflow(template, seed)
+        idle = env.clone()
+        results = play_reference(env)
+        assert all(r["status"] == "ok" for r in results), [r["output"] for r in results if r["status"] != "ok"]
+        done = step(env, "finish_task", summary="done")
+        score = env.score()
+        assert done["terminated"] and score["passed"], (seed, [a for s in score["steps"] for a in s["assertions"]
+                                                               if not a["passed"]], score["violations"])
+        assert done["reward"] == 1.0 == score["primary"] and score["partial"] == 1.0
+        nothing = step(idle, "finish_task", summary="nothing")
+        assert nothing["reward"] == 0.0 and not idle.score()["passed"]
+        assert idle.score()["partial"] < 1.0
+
+
+def test_every_tier_is_covered_and_blueprints_are_data() -> None:
+    tiers = Counter(t.tier for t in TEMPLATES.values())
+    assert set(tiers) == {1, 2, 3, 4} and sum(tiers.values()) == len(TEMPLATES) >= 19
+    for t in TEMPLATES.values():
+        t.check()
+        assert t.solution and t.steps and t.mechanisms, t.id
+        assert {s.app for s in t.steps} == set(t.apps), f"{t.id}: every app of the task has a step"
+
+
+def test_instances_are_seeded_and_reset_is_fast() -> None:
+    import time
+
+    a, b, c = workflow("sched-earliest-demo", 5), workflow("sched-earliest-demo", 5), workflow("sched-earliest-demo", 6)
+    assert a.hidden_truth() == b.hidden_truth() and a.instructions() == b.instructions()
+    assert a.hidden_truth()["instance"]["params"] != c.hidden_truth()["instance"]["params"]
+    env = workflow("new-exec-full-cycle")
+    start = time.perf_counter()
+    for seed in range(20):
+        env.reset(seed=seed)
+    assert (time.perf_counter() - start) / 20 < 0.02  # the budget is 5 ms; a loaded test machine gets slack
+
+
+def test_the_seed_draws_templates_when_none_is_given() -> None:
+    import salesgym
+
+    env = salesgym.make("workflows-v0")
+    drawn = set()
+    for seed in range(40):
+        env.reset(seed=seed)
+        drawn.add(env._world.secret.template)
+    assert len(drawn) > 10
+    debug = salesgym.make("workflows-debug-v0")
+    for seed in range(10):
+        debug.reset(seed=seed)
+        assert debug._world.tier == 1
+
+
+def test_records_have_provenance_that_no_tool_shows() -> None:
+    env = workflow("crm-inbound-sql")
+    prov = env.hidden_truth()["provenance"]
+    assert all(v.startswith("workflows-gen/1:3:") for v in prov.values())
+    assert set(prov) == {f"{t}/{k}" for t, rows in env._world.tables.items() for k in rows}
+    out = step(env, "hubspot-list-objects", objectType="contacts", limit=50)
+    assert "provenance" not in str(out["output"])
