@@ -193,3 +193,13 @@ def test_committed_splits_match_the_catalogue() -> None:
     for name, m in ms.items():  # a template whose mechanisms changed would make the frozen note a lie
         note = splitgen.contamination(families, m.layout, ms["train"].layout)
         assert note == m.contamination, f"{name}: the catalogue changed since the split was frozen"
+
+
+def test_a_seed_in_two_splits_is_flagged_for_every_family() -> None:
+    ms = _manifests(REPO_SPLITS)
+    assert sp.shared_seeds(ms) == []
+    desk = {c.manifest.name: c.manifest for c in sp.verify_all(REPO_SPLITS / "desk") if c.manifest is not None}
+    assert desk and sp.shared_seeds(desk) == []
+    twin = sp.Manifest("desk-twin", "", desk["desk-eval"].territories[:1], None, "x")
+    assert sp.shared_seeds({**desk, "desk-twin": twin}) == [
+        f"desk-twin shares seed {twin.territories[0].seed} with desk-eval"]

@@ -838,13 +838,15 @@ def splits_verify(splits_dir: SplitsDir = None) -> None:
 
 def _rule_problems(manifests: dict[str, sp.Manifest]) -> list[str]:
     """The rules between one family's splits: the territory's (``splits.rule_violations``), or the rules the
-    environment class states (``split_rules``)."""
+    environment class states (``split_rules``); and for every family, no seed in two splits."""
     env_ids = {m.env_id for m in manifests.values()}
-    if not manifests or env_ids == {sp.ENV_ID}:
-        return sp.rule_violations(manifests) if manifests else []
+    if not manifests:
+        return []
+    if env_ids == {sp.ENV_ID}:
+        return sp.rule_violations(manifests) + sp.shared_seeds(manifests)
     import salesgym
 
-    problems: list[str] = []
+    problems: list[str] = sp.shared_seeds(manifests)
     for env_id in sorted(env_ids):
         rules = getattr(salesgym.env_class(env_id), "split_rules", None)
         mine = {n: m for n, m in manifests.items() if m.env_id == env_id}

@@ -539,6 +539,18 @@ def rule_violations(manifests: Mapping[str, Manifest]) -> list[str]:
     return problems
 
 
+def shared_seeds(manifests: Mapping[str, Manifest]) -> list[str]:
+    """Territories of different splits that share a seed (so the same world would be in both)."""
+    problems: list[str] = []
+    seeds: dict[int, str] = {}
+    for name, m in sorted(manifests.items()):
+        for t in m.territories:
+            if t.seed in seeds and seeds[t.seed] != name:
+                problems.append(f"{name} shares seed {t.seed} with {seeds[t.seed]}")
+            seeds[t.seed] = name
+    return problems
+
+
 def check_catalogue(manifest: Manifest, families: Mapping[str, Any]) -> list[str]:
     """Territories whose family or template the scenario catalogue does not know."""
     problems: list[str] = []

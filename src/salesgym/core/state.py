@@ -8,12 +8,41 @@ mutated in place, only replaced, so sharing them between a state and its fork is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from salesgym.core.clock import Scheduler
-from salesgym.core.events import sha256_of
+from salesgym.core.events import Event, sha256_of
+
+S_ = TypeVar("S_")
+W_ = TypeVar("W_")
+Fold = Callable[[S_, W_, Event, Mapping[str, Any]], None]
+
+
+class Folds(Generic[S_, W_]):
+    """A family's fold, event kind by kind: ``@folds("kind")`` registers the step that applies one kind of
+    event to the state (given the world, the event and its payload); ``folds.apply`` is the family's
+    ``apply``. Kinds without a step change nothing; ``kinds`` are the ones that have one."""
+
+    def __init__(self) -> None:
+        self.by_kind: dict[str, Fold[S_, W_]] = {}
+
+    def __call__(self, kind: str) -> Callable[[Fold[S_, W_]], Fold[S_, W_]]:
+        def register(fn: Fold[S_, W_]) -> Fold[S_, W_]:
+            self.by_kind[kind] = fn
+            return fn
+
+        return register
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return frozenset(self.by_kind)
+
+    def apply(self, state: S_, world: W_, event: Event) -> None:
+        fn = self.by_kind.get(event.kind)
+        if fn is not None:
+            fn(state, world, event, event.payload)
 
 
 class State:

@@ -76,10 +76,4 @@ def rules(manifests: Mapping[str, Any]) -> list[str]:
     if scale is not None and {t.n_opportunities for t in scale.layout} != {int(n * k) for n in train_sizes
                                                                              for k in SCALES}:  # fmt: skip
         problems.append("desk-scale must be 2.5x and 5x the train pipeline size")
-    seeds: dict[int, str] = {}
-    for name, m in sorted(manifests.items()):
-        for t in m.territories:
-            if t.seed in seeds and seeds[t.seed] != name:
-                problems.append(f"{name} shares seed {t.seed} with {seeds[t.seed]}")
-            seeds[t.seed] = name
-    return problems
+    return problems  # (seeds shared between splits are checked for every family by the bench)

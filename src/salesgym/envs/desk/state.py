@@ -6,12 +6,12 @@ only the dicts. ``APPLY`` maps an event kind to its fold step; events it does no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from salesgym.core.events import Event
-from salesgym.core.state import State
+from salesgym.core.state import Folds, State
 from salesgym.envs.desk.contract import STATUSES
 from salesgym.envs.desk.world import DeskWorld
 
@@ -100,22 +100,9 @@ def _lead(s: DeskState, lead_id: str, **changes: Any) -> None:
         s.counts[new.status] += 1
 
 
-Fold = Callable[[DeskState, DeskWorld, Event, Mapping[str, Any]], None]
-APPLY: dict[str, Fold] = {}
-
-
-def folds(kind: str) -> Callable[[Fold], Fold]:
-    def register(fn: Fold) -> Fold:
-        APPLY[kind] = fn
-        return fn
-
-    return register
-
-
-def apply(s: DeskState, world: DeskWorld, event: Event) -> None:
-    fn = APPLY.get(event.kind)
-    if fn is not None:
-        fn(s, world, event, event.payload)
+folds: Folds[DeskState, DeskWorld] = Folds()
+APPLY = folds.by_kind  # event kind -> its fold step
+apply = folds.apply
 
 
 @folds("note_added")

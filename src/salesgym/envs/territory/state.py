@@ -8,13 +8,13 @@ fold does not know (reads, notices) change nothing here.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from salesgym.core.events import Event
 from salesgym.core.evidence import Evidence
-from salesgym.core.state import State
+from salesgym.core.state import Folds, State
 from salesgym.envs.territory.calendar import HOURS_PER_DAY, week_of
 from salesgym.envs.territory.contract import BOOKING_USABLE_DAYS, DISQUALIFIED, MILESTONES
 from salesgym.envs.territory.evidence import EvidenceType
@@ -217,22 +217,9 @@ def _touch(s: TerritoryState, world: TerritoryWorld, oid: str, t: float) -> None
     _deal(s, world, oid, last_activity=t)
 
 
-Fold = Callable[[TerritoryState, TerritoryWorld, Event, Mapping[str, Any]], None]
-APPLY: dict[str, Fold] = {}
-
-
-def folds(kind: str) -> Callable[[Fold], Fold]:
-    def register(fn: Fold) -> Fold:
-        APPLY[kind] = fn
-        return fn
-
-    return register
-
-
-def apply(s: TerritoryState, world: TerritoryWorld, event: Event) -> None:
-    fn = APPLY.get(event.kind)
-    if fn is not None:
-        fn(s, world, event, event.payload)
+folds: Folds[TerritoryState, TerritoryWorld] = Folds()
+APPLY = folds.by_kind  # event kind -> its fold step
+apply = folds.apply
 
 
 @folds("tool_completed")

@@ -70,10 +70,4 @@ def rules(manifests: Mapping[str, Any]) -> list[str]:
     held = manifests.get("workflows-held-out")
     if held is not None and {t.family for t in held.territories} != {"tier1", "tier2", "tier3", "tier4"}:
         problems.append("workflows-held-out must cover every tier")
-    seeds: dict[int, str] = {}
-    for name, m in sorted(manifests.items()):
-        for t in m.territories:
-            if t.seed in seeds and seeds[t.seed] != name:
-                problems.append(f"{name} shares seed {t.seed} with {seeds[t.seed]}")
-            seeds[t.seed] = name
-    return problems
+    return problems  # (seeds shared between splits are checked for every family by the bench)
