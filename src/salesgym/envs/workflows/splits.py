@@ -2,41 +2,64 @@
 seals into ``splits/workflows/`` (the bench adds the format, the environment id and the hash), and the rules
 between them.
 
-In each tier, templates go in declaration order: the last to ``workflows-held-out``, the second to last to
-``workflows-eval``, the rest to ``workflows-train`` (tier 4 has two: one for eval, one held out, none in
-train). So eval and held-out share no template with train, and held-out covers every tier. A split entry's
+Whole templates are held out. Each template's place is fixed by a keyed hash of its id alone
+(``share(id)``, in [0, 1)): below ``EVAL_SHARE`` it goes to ``workflows-eval``, below ``EVAL_SHARE +
+HELD_OUT_SHARE`` to ``workflows-held-out``, else to ``workflows-train``, so adding templates later never moves an
+existing one (about 20% eval, 20% held out per tier). A tier whose hash draws put no template in held-out (or in
+eval) lends its lowest-hash train template there (only while the tier is that small: the one case where a new
+template can move an old one), so held-out covers every tier and eval every tier with three templates or more;
+eval and held-out share no template with train. A split entry's
 ``family`` is its tier (``tier1``..``tier4``), ``template`` the template id, ``n_opportunities`` the number of
 apps and ``horizon_days`` is 1 (unused); ``WorkflowsEnv.scenario_kwargs`` turns it into ``template=...``.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
 SEEDS_PER_TEMPLATE = 3
+SPLIT_KEY = "workflows-split/1"  # changing it re-cuts every split
+EVAL_SHARE, HELD_OUT_SHARE = 0.2, 0.2
 SEED_BASES = {"workflows-train": 310_000, "workflows-eval": 320_000, "workflows-held-out": 330_000}
 DESCRIPTIONS = {
-    "workflows-train": "Training tasks: the first templates of each tier (every tier but the fourth). Never report "
-    "benchmark numbers on it.",
-    "workflows-eval": "Evaluation tasks: one template per tier that train never sees. The default split of "
-    "`salesgym bench --family workflows`.",
-    "workflows-held-out": "Held-out tasks: the last template of every tier, never in train or eval.",
+    "workflows-train": "Training tasks: about 60% of the templates of each tier, by a keyed hash of the template id. "
+    "Never report benchmark numbers on it.",
+    "workflows-eval": "Evaluation tasks: about 20% of the templates of each tier, none of them in train. The default "
+    "split of `salesgym bench --family workflows`.",
+    "workflows-held-out": "Held-out tasks: about 20% of the templates of each tier (every tier covered), never in "
+    "train or eval.",
 }
 
 
+def share(template_id: str) -> float:
+    """The template's keyed hash in [0, 1): its place in the splits depends on nothing else."""
+    digest = hashlib.sha256(f"{SPLIT_KEY}:{template_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
 def assign() -> dict[str, list[str]]:
-    """Template ids per split (see the module docstring)."""
+    """Template ids per split, each in declaration order (see the module docstring)."""
     out: dict[str, list[str]] = {name: [] for name in SEED_BASES}
     for tier in (1, 2, 3, 4):
         names = [t for t, spec in TEMPLATES.items() if spec.tier == tier]
-        out["workflows-held-out"].append(names[-1])
-        if len(names) >= 2:
-            out["workflows-eval"].append(names[-2])
-        out["workflows-train"].extend(names[:-2])
+        place = {t: _place(share(t)) for t in names}
+        train = sorted((t for t in names if place[t] == "workflows-train"), key=share)
+        for split, needed, keep in (("workflows-held-out", 1, 0), ("workflows-eval", 3, 1)):
+            if len(names) >= needed and split not in place.values() and len(train) > keep:
+                place[train.pop(0)] = split  # a small tier lends its lowest-hash train template
+        for t in names:
+            out[place[t]].append(t)
     return out
+
+
+def _place(value: float) -> str:
+    if value < EVAL_SHARE:
+        return "workflows-eval"
+    return "workflows-held-out" if value < EVAL_SHARE + HELD_OUT_SHARE else "workflows-train"
 
 
 def plan() -> dict[str, dict[str, Any]]:

@@ -553,4 +553,7 @@ CATALOGUE.add(
     ),
 )
 
+# the templates of the other modules register into CATALOGUE on import, in this fixed order (after the ones above)
+from salesgym.envs.workflows.tasks import templates_tier4  # noqa: E402, F401
+
 TEMPLATES = CATALOGUE.templates
