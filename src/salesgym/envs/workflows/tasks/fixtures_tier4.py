@@ -291,3 +291,151 @@ def inbound_region(b: Builder, rng: Dice) -> dict[str, Any]:
         contact["properties"] = {**contact["properties"], "hubspot_owner_id": wrong}
     region = REGIONS[GEOGRAPHY_REGION[geography]][0]
     return {**p, **owner_params(b, target, "new_"), "geography": geography, "region": region}
+
+
+# --- outbound ---------------------------------------------------------------------------------------------------
+def _target_company(b: Builder, rng: Dice) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    ckey, comp = company(b, rng, with_account=True)
+    account = account_for(b, comp["properties"]["name"])
+    assert account is not None
+    return ckey, comp, account
+
+
+def _people(leads: list[dict[str, Any]], domain: str) -> list[dict[str, Any]]:
+    return [lead_params(lead, domain) for lead in leads]
+
+
+def _company_params(b: Builder, ckey: str, comp: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    props = comp["properties"]
+    return {"company": props["name"], "company_id": ckey, "domain": props["domain"], "account_id": account["id"],
+            **owner_params(b, props["hubspot_owner_id"])}  # fmt: skip
+
+
+def free_inmails(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    name = comp["properties"]["name"]
+    reach = [dict(degree=1, open_profile=False), dict(degree=3, open_profile=True), dict(degree=2, open_profile=False)]
+    leads = [add_lead(b, rng, b.person(rng), name, function="Sales", level=3 + i % 2, **kw)
+             for i, kw in enumerate(reach)]  # fmt: skip
+    add_lead(b, rng, b.person(rng), name, function="Sales", level=2, degree=1)  # a decoy below VP
+    add_lead(b, rng, b.person(rng), name, function="Marketing", level=4, open_profile=True)  # another function
+    b.rows("prospecting.credits")["inmail"] = {**b.rows("prospecting.credits")["inmail"], "available": 0}
+    people = _people(leads, comp["properties"]["domain"])
+    return {**_company_params(b, ckey, comp, account), "people": people, "emails": [x["email"] for x in people],
+            "free": sorted(x["lead_id"] for x in people[:2]), "paid": people[2]["lead_id"],
+            "paid_email": people[2]["email"], "sequence_id": SEQUENCE_IDS["Exec Intro"],
+            "event_type": event_type_uri("demo")}  # fmt: skip
+
+
+def list_dedupe(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    name = comp["properties"]["name"]
+    leads = [add_lead(b, rng, b.person(rng), name, function="Finance", level=lvl) for lvl in (2, 3, 4)]
+    add_lead(b, rng, b.person(rng), name, function="Finance", level=1)
+    add_lead(b, rng, b.person(rng), name, function="Operations", level=3)
+    people = _people(leads, comp["properties"]["domain"])
+    list_name = f"{name.split()[0]}-Finance"
+    list_id = new_list(b, list_name)
+    save_member(b, list_id, people[0]["lead_id"])  # already saved
+    key, _ = add_contact(b, rng, comp, ckey, lifecycle="lead", jobtitle="Finance Manager",
+                         person=(people[1]["first"], people[1]["last"]))  # already in the CRM, an old title
+    return {**_company_params(b, ckey, comp, account), "people": people, "emails": [x["email"] for x in people],
+            "targets": sorted(x["lead_id"] for x in people), "list_id": list_id, "list_name": list_name,
+            "known_id": key, "sequence_id": SEQUENCE_IDS["Exec Intro"], "event_type": event_type_uri("deep-dive")}
+
+
+def champion_moved(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, _ = _target_company(b, rng)
+    name = comp["properties"]["name"]
+    nkey, ncomp = other_company(b, rng, name)
+    naccount = account_for(b, ncomp["properties"]["name"])
+    assert naccount is not None
+    old_key, old = add_contact(b, rng, comp, ckey, lifecycle="customer", lead_status="CONNECTED")
+    p = old["properties"]
+    new_title = rng.choice(TITLES[rng.choice(("Engineering", "Operations"))][2:])
+    lead = add_lead(b, rng, (p["firstname"], p["lastname"]), name, title=p["jobtitle"],
+                    left_for=(ncomp["properties"]["name"], new_title))
+    out = {**_company_params(b, nkey, ncomp, naccount), **lead_params(lead, ncomp["properties"]["domain"]),
+           "old_company": name, "old_id": old_key, "old_email": p["email"], "title": new_title,
+           "sequence_id": SEQUENCE_IDS["Exec Intro"], "tz": rng.choice(TIMEZONES), **slot(b, rng, "demo")}
+    return out
+
+
+def locked_cover(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    name = comp["properties"]["name"]
+    leads = [add_lead(b, rng, b.person(rng), name, function="Marketing", level=lvl, changed_jobs=True)
+             for lvl in (2, 4)]  # fmt: skip
+    add_lead(b, rng, b.person(rng), name, function="Marketing", level=3, changed_jobs=False)
+    add_lead(b, rng, b.person(rng), name, function="Marketing", level=1, changed_jobs=True)
+    params = _company_params(b, ckey, comp, account)
+    lock_user(b, params["user"])
+    cover = other_owner(b, rng, params["owner_id"])
+    people = _people(leads, comp["properties"]["domain"])
+    return {**params, **owner_params(b, cover, "cover_"), "people": people, "emails": [x["email"] for x in people],
+            "cover": f"{owner_name(b, cover)} covers {params['owner']}'s accounts while they are away",
+            "sequence_id": SEQUENCE_IDS["Exec Intro"], "tz": rng.choice(TIMEZONES), "name": people[0]["name"],
+            "email": people[0]["email"], **slot(b, rng, "discovery")}  # fmt: skip
+
+
+def private_sequence(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="deep-dive", contact=False, function="Operations", level=4)
+    seq_name = f"{p['owner'].split()[0]}'s Executive Plays"
+    p["sequence_id"] = add_sequence(b, seq_name, private_owner=p["user"])
+    add_lead(b, rng, b.person(rng), p["company"], function="Operations", level=3)
+    return {**p, "sequence_name": seq_name, "deal_name": f"{p['company']} - executive program"}
+
+
+def disabled_sequence(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    name = comp["properties"]["name"]
+    leads = [add_lead(b, rng, b.person(rng), name, function="Operations", level=lvl, changed_jobs=True)
+             for lvl in (3, 4)]  # fmt: skip
+    add_lead(b, rng, b.person(rng), name, function="Operations", level=2, changed_jobs=True)
+    people = _people(leads, comp["properties"]["domain"])
+    return {**_company_params(b, ckey, comp, account), "people": people, "emails": [x["email"] for x in people],
+            "fallback": "Use \"Exec Intro\" while Cold Outbound Q1 is switched off",
+            "sequence_id": SEQUENCE_IDS["Exec Intro"], "disabled_id": DISABLED_SEQUENCE, "tz": rng.choice(TIMEZONES),
+            "name": people[1]["name"], "email": people[1]["email"], **slot(b, rng, "demo")}  # fmt: skip
+
+
+def geo_campaign(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    name = comp["properties"]["name"]
+    geography = rng.choice(list(GEOGRAPHY_REGION))
+    leads = []
+    for lvl in (3, 4):
+        lead = add_lead(b, rng, b.person(rng), name, function="Sales", level=lvl)
+        lead["geography"] = geography
+        leads.append(lead)
+    decoy = add_lead(b, rng, b.person(rng), name, function="Sales", level=4)
+    decoy["geography"] = "United Kingdom"
+    low = add_lead(b, rng, b.person(rng), name, function="Sales", level=1)
+    low["geography"] = geography
+    region = GEOGRAPHY_REGION[geography]
+    people = _people(leads, comp["properties"]["domain"])
+    return {**_company_params(b, ckey, comp, account), **owner_params(b, region_owner(b, region), "region_"),
+            "geography": geography, "region": REGIONS[region][0], "people": people,
+            "emails": [x["email"] for x in people], "sequence_id": SEQUENCE_IDS["Exec Intro"],
+            "event_type": event_type_uri("demo"), "legacy": f"{scheduler.API}/event_types/ET0004"}  # fmt: skip
+
+
+def inmail_reply(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, contact=False, sequence="Exec Intro", level=4)
+    prospect_for(b, p, tags=("exec",))
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Exec Intro"], "active", b.anchor)["id"]
+    others = [add_lead(b, rng, b.person(rng), p["company"], level=4) for _ in range(2)]
+    sent = b.start - timedelta(days=6)
+    for lead, replied in ((others[0], False), ({"lead_id": p["lead_id"], "urn": p["urn"]}, True), (others[1], False)):
+        key, n = b.key("prospecting.inmails")
+        b.put("prospecting.inmails", key, {"id": key, "recipient_urn": lead["urn"], "lead_id": lead["lead_id"],
+              "subject": "Quick question", "body": "Would a short demo be useful?", "sent_at": iso(sent),
+              "credit_spent": True, "replied": replied}, "fixture")  # fmt: skip
+    return p
+
+
+def no_credit_fallback(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="deep-dive", lifecycle="lead", jobtitle=None, function="Engineering", level=4,
+              sequence="Exec Intro", degree=2, open_profile=False)  # fmt: skip
+    b.rows("prospecting.credits")["inmail"] = {**b.rows("prospecting.credits")["inmail"], "available": 0}
+    return {**p, "call_due": iso(business_day(b, rng, 1, 2).replace(hour=10))}
