@@ -50,6 +50,7 @@ EXCLUSIVE_SEQUENCE = 6  # "Enterprise Nurture": exclusive across all sequences
 DISABLED_SEQUENCE = 5  # "Cold Outbound Q1": not enabled
 EVENT_NAMES = {"demo": "30 Minute Demo", "discovery": "Discovery Call", "deep-dive": "Technical Deep Dive"}
 DURATION = {"demo": 30, "discovery": 30, "deep-dive": 60}
+SQL_STAGE = "salesqualifiedlead"
 GEOGRAPHY_REGION = {"Germany": 0, "United States": 1, "Canada": 2, "Singapore": 3}
 
 
@@ -439,3 +440,117 @@ def no_credit_fallback(b: Builder, rng: Dice) -> dict[str, Any]:
               sequence="Exec Intro", degree=2, open_profile=False)  # fmt: skip
     b.rows("prospecting.credits")["inmail"] = {**b.rows("prospecting.credits")["inmail"], "available": 0}
     return {**p, "call_due": iso(business_day(b, rng, 1, 2).replace(hour=10))}
+
+
+# --- pipeline ---------------------------------------------------------------------------------------------------
+def _deal(b: Builder, rng: Dice, p: dict[str, Any], name: str, stage: str, pipeline: str = "default",
+          contact: str = "contact_id") -> str:  # fmt: skip
+    comp = b.rows("crm.companies")[p["company_id"]]
+    deal = add_deal(b, p["company_id"], comp, name, pipeline, stage, amount(rng))
+    associate_crm(b, "deals", deal, "contacts", p[contact], 3)
+    p["deal_id"], p["deal_id_int"], p["deal_name"] = deal, int(deal), name
+    return deal
+
+
+def multi_thread(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="deep-dive", lifecycle="opportunity", lead_status="OPEN_DEAL", jobtitle=None,
+              function="Engineering", level=2, sequence="Exec Intro")  # fmt: skip
+    _deal(b, rng, p, f"{p['company']} - platform rollout", "qualifiedtobuy")
+    leads = [add_lead(b, rng, b.person(rng), p["company"], function=f, level=lvl)
+             for f, lvl in (("Finance", 4), ("Operations", 3))]  # fmt: skip
+    add_lead(b, rng, b.person(rng), p["company"], function="Finance", level=1)
+    p["people"] = _people(leads, p["domain"])
+    return p
+
+
+def demo_held(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="deep-dive", lifecycle=SQL_STAGE, lead_status="CONNECTED", jobtitle=None)
+    held = past_booking(b, "demo", 3, rng.randint(10, 15), p["name"], p["email"], p["tz"])["event"]
+    _deal(b, rng, p, f"{p['company']} - new business", "appointmentscheduled")
+    prospect_for(b, p)
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+    p["list_name"] = "Active opportunities"
+    p["list_id"] = new_list(b, p["list_name"])
+    return {**p, "held_start": held["start_time"], "held_end": held["end_time"], "amount": amount(rng)}
+
+
+def no_show(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, lifecycle=SQL_STAGE, lead_status="CONNECTED", jobtitle="Analyst")
+    booking = past_booking(b, "demo", 2, rng.randint(9, 15), p["name"], p["email"], p["tz"])
+    prospect_for(b, p)
+    p["sequence_id"] = add_sequence(b, "No-show Recovery", ("email", "call"))
+    return {**p, "invitee_uri": booking["invitee"]["uri"], "invitee_key": scheduler.uuid_of(booking["invitee"]["uri"]),
+            "held_start": booking["event"]["start_time"],
+            "held_end": booking["event"]["end_time"]}  # fmt: skip
+
+
+def renewal_buyer(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="discovery", contact=False, function="Finance", level=4)
+    comp = b.rows("crm.companies")[p["company_id"]]
+    deal = add_deal(b, p["company_id"], comp, f"{p['company']} - renewal {b.anchor[:4]}", RENEWAL_PIPELINE, "7430022",
+                    amount(rng))  # fmt: skip
+    add_lead(b, rng, b.person(rng), p["company"], function="Finance", level=3)
+    p["sequence_id"] = add_sequence(b, "Renewal Outreach", ("email", "call"))
+    return {**p, "deal_id": deal, "deal_id_int": int(deal), "amount": amount(rng)}
+
+
+def won_kickoff(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="deep-dive", lifecycle="opportunity", lead_status="OPEN_DEAL", jobtitle=None)
+    _deal(b, rng, p, f"{p['company']} - new business", "contractsent")
+    prospect_for(b, p)
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+    p["list_name"] = "Customers"
+    p["list_id"] = new_list(b, p["list_name"])
+    return {**p, "amount": amount(rng), "close_date": b.anchor[:10]}
+
+
+def lost_champion(b: Builder, rng: Dice) -> dict[str, Any]:
+    new_title = rng.choice(TITLES["Operations"][2:])
+    p = scene(b, rng, lifecycle="opportunity", lead_status="OPEN_DEAL", jobtitle=None, level=3)
+    moved_to = rng.choice([c[0] for c in COMPANIES if c[0] != p["company"]])
+    lead = b.rows("prospecting.leads")[p["lead_id"]]
+    b.rows("prospecting.leads")[p["lead_id"]] = {**lead, "left_account": True, "current_company": moved_to,
+                                                 "current_title": new_title}  # fmt: skip
+    _deal(b, rng, p, f"{p['company']} - platform", "decisionmakerboughtin")
+    upcoming = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"])["event"]
+    prospect_for(b, p)
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+    return {**p, "new_company": moved_to, "new_title": new_title, "old_uuid": scheduler.uuid_of(upcoming["uri"])}
+
+
+def expansion_reply(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="discovery", lifecycle="customer", lead_status="CONNECTED", jobtitle=None,
+              sequence="Webinar Follow-up")  # fmt: skip
+    prospect_for(b, p, tags=("customer",))
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor,
+                              replied=b.anchor)["id"]  # fmt: skip
+    mailing(b, p["prospect_id"], "replied", "Re: what's new this quarter",
+            "Interesting - we would like to add seats for a second team. Can we talk?")
+    p["list_name"] = "Expansion"
+    p["list_id"] = new_list(b, p["list_name"])
+    value = amount(rng)
+    return {**p, "amount": value, "amount_num": int(value), "deal_name": f"{p['company']} - expansion {b.anchor[:7]}"}
+
+
+def reschedule_ask(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, lifecycle=SQL_STAGE, lead_status="CONNECTED")
+    old = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"], 2, 3)["event"]
+    prospect_for(b, p)
+    day = business_day(b, rng, 6, 10)
+    start = earliest(b, "demo", day, day + timedelta(days=1))
+    moment = parse_iso(start)
+    assert moment is not None
+    return {**p, "old_uuid": scheduler.uuid_of(old["uri"]), "old_start": old["start_time"], "start": start,
+            "end": iso(moment + timedelta(minutes=30)), "day": iso(day)[:10],
+            "new_day": f"They asked to move it to {day.strftime('%A')} {iso(day)[:10]}",
+            "reminder_due": day_before_nine(start)}  # fmt: skip
+
+
+def booking_to_deal(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, contact=False, sequence="Webinar Follow-up")
+    event = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"])["event"]
+    prospect_for(b, p, tags=("webinar",))
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)["id"]
+    return {**p, "start": event["start_time"], "end": event["end_time"],
+            "deal_name": f"{p['company']} - New Business"}  # fmt: skip
+

@@ -75,11 +75,39 @@ def canceled(uuid: str = "$old_uuid") -> A:
              ' | .status == "canceled" and (.cancellation.reason | length) > 0')  # fmt: skip
 
 
-def logged(contact: str = BY_EMAIL, outcome: str | None = None) -> A:
+def logged(contact: str = BY_EMAIL, outcome: str | None = None, start: str = "$start", end: str = "$end") -> A:
     extra = "" if outcome is None else f" and .properties.hs_meeting_outcome == \"{outcome}\""
     return A("meeting logged with the booking's times" + ("" if outcome is None else f" ({outcome})"),
-             f'engagements("meetings"; {contact}) | map(select(.properties.hs_meeting_start_time == $start and '
-             f".properties.hs_meeting_end_time == $end{extra})) | length", "equals", 1)  # fmt: skip
+             f'engagements("meetings"; {contact}) | map(select(.properties.hs_meeting_start_time == {start} and '
+             f".properties.hs_meeting_end_time == {end}{extra})) | length", "equals", 1)  # fmt: skip
+
+
+def on_deal(deal: str = "$deal_id", start: str = "$start") -> A:
+    return A("meeting logged on the deal", f'. as $d | [linked("deals"; {deal}; "meetings"; 211)[] as $m | '
+             f"$d.crm.meetings[] | select(.id == $m and .properties.hs_meeting_start_time == {start})] | length",
+             "equals", 1)  # fmt: skip
+
+
+def meeting(contacts: object, deals: object = (), title: str = "Meeting", start: str = "start", end: str = "end",
+            outcome: str | None = None, owner: str = "owner_int") -> dict[str, object]:  # fmt: skip
+    metadata: dict[str, object] = {"timestamp": P(start), "title": title, "startTime": P(start), "endTime": P(end)}
+    if outcome is not None:
+        metadata["outcome"] = outcome
+    return call("hubspot-create-engagement", type="MEETING", ownerId=P(owner),
+                associations={"contactIds": contacts, "dealIds": list(deals) if isinstance(deals, tuple) else deals},
+                metadata=metadata)  # fmt: skip
+
+
+def deal_prop(name: str, prop_name: str, value: object, deal: str = "$deal_id") -> A:
+    return A(name, f'crm("deals"; {deal}) | .properties.{prop_name}', "equals", value)
+
+
+def booked_new(email: str = "$email") -> tuple[A, ...]:
+    """One active booking of the task's event type at the expected slot (the invitee has an older one too)."""
+    active = f"events_of({email}) | map(select(.status == \"active\" and .event_type == $event_type))"
+    return (A("one active booking of the event type", f"{active} | length", "equals", 1),
+            A("at the expected open slot", f"{active} | .[0].start_time", "equals", P("start")),
+            A("invitee time zone", f"{active} | .[0].invitee.timezone", "equals", P("tz")))  # fmt: skip
 
 
 def members(list_id: str, expected: object) -> A:
@@ -373,13 +401,15 @@ CATALOGUE.add(
 
 
 # --- outbound -----------------------------------------------------------------------------------------------------
-def people_contacts(indexes: tuple[int, ...], **props: object) -> dict[str, object]:
-    """One batch creating ``people.<i>`` as contacts on the company (title from the profile)."""
+def people_contacts(indexes: tuple[int, ...], deal: bool = False, **props: object) -> dict[str, object]:
+    """One batch creating ``people.<i>`` as contacts on the company (and the deal), title from the profile."""
+    links = [{"to": {"id": P("company_id")}, "types": [{"associationTypeId": 279}]}]
+    if deal:
+        links.append({"to": {"id": P("deal_id")}, "types": [{"associationTypeId": 4}]})
     return call("hubspot-batch-create-objects", objectType="contacts", inputs=[
         {"properties": {"email": P(f"people.{i}.email"), "firstname": P(f"people.{i}.first"),
                         "lastname": P(f"people.{i}.last"), "jobtitle": P(f"people.{i}.title"), **props},
-         "associations": [{"to": {"id": P("company_id")}, "types": [{"associationTypeId": 279}]}]}
-        for i in indexes])  # fmt: skip
+         "associations": links} for i in indexes])  # fmt: skip
 
 
 def people_prospect(i: int, user: str = "user") -> dict[str, object]:
@@ -701,5 +731,328 @@ CATALOGUE.add(
               metadata={"timestamp": P("call_due"), "subject": F("Call {name}"), "taskType": "CALL",
                         "body": OUT(4, '"Offer a deep dive: " + .resource.booking_url')})),
         forbidden=(NO_INMAIL,), mechanisms=("four_apps", "inmail_credits", "single_use_link"),
+    ),
+)
+
+
+# --- pipeline -----------------------------------------------------------------------------------------------------
+def finish(state: str = "state_id") -> dict[str, object]:
+    return call("sequence_state_finish", id=P(state))
+
+
+def save(list_id: str = "list_id", lead: str = "lead_id") -> dict[str, object]:
+    return call("save_lead", lead_id=P(lead), list_id=P(list_id))
+
+
+def state_changed(state: str = "state_id") -> Change:
+    return Change("sequencer.sequence_states", ("update",), P(state), ("state", "finishedAt"))
+
+
+def cancel_changes(uuid: str = "old_uuid") -> tuple[Change, ...]:
+    return (Change("scheduler.scheduled_events", ("update",), P(uuid), ("status", "cancellation", "invitees_counter")),
+            Change("scheduler.invitees", ("update",), None, ("status",)))
+
+
+ON_DEAL_CONTACT = 'contact($email) | .id as $c | $doc | linked("deals"; $deal_id; "contacts"; 3) | index($c) != null'
+ASK_AMOUNT = call("ask_requester", question="What amount was agreed?")
+
+CATALOGUE.add(
+    Template(
+        "pipeline-multi-thread", "pipeline", "Multi-thread a single-threaded deal",
+        "The finance and operations executives are contacts on the company and the deal, in Exec Intro; the deal "
+        "is at Presentation Scheduled; the champion is booked for a deep dive logged on the deal and the contact.",
+        "The \"{deal_name}\" deal has a single contact, {name}. Multi-thread it: find {company}'s Finance CXO and "
+        "its VP of Operations on Sales Navigator; add each to the CRM as a contact on {company} (email "
+        "firstname.lastname@{domain}, lower case, title from the profile) associated to the deal; create each as a "
+        "prospect on the {company} account owned by {owner} and put them in \"Exec Intro\" from {owner}'s mailbox; "
+        "move the deal to Presentation Scheduled; and book {name} ({email}) the earliest Technical Deep Dive on or "
+        "after {after} (time zone {tz}), logged on the deal and on their contact.",
+        FOUR, fx.multi_thread,
+        (Step("prospecting", "find the executives", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "add them to the deal", ("hubspot-batch-create-objects",),
+              (*PEOPLE_CONTACTS, every_person("each on the deal", 'contact($x.email) | .id as $c | $doc | '
+                                              'linked("deals"; $deal_id; "contacts"; 3) | index($c) != null'),
+               deal_prop("Presentation Scheduled", "dealstage", "presentationscheduled"))),
+         Step("sequencer", "sequence them", ("prospect_create", "sequence_add_prospects"), (people_in_sequence(),)),
+         Step("scheduler", "book the deep dive", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it", ("hubspot-create-engagement",), (logged("$contact_id"), on_deal()))),
+        (Change("crm.contacts", ("create",)), Change("crm.deals", ("update",), P("deal_id"), ("dealstage",)), *MEETING,
+         *SEQUENCING, *BOOKING),
+        (call("sales_search_leads", company=[P("company")], seniority_level=["VP", "CXO"],
+              function_area=["Finance", "Operations"]),
+         people_contacts((0, 1), deal=True, company=P("company")), people_prospect(0), people_prospect(1),
+         enrol([OUT(2, ".data.id"), OUT(3, ".data.id")]),
+         call("hubspot-batch-update-objects", objectType="deals",
+              inputs=[{"id": P("deal_id"), "properties": {"dealstage": "presentationscheduled"}}]),
+         book(P("name"), P("email")), meeting([P("contact_id_int")], [P("deal_id_int")], "Technical deep dive")),
+        forbidden=(NO_INMAIL,), mechanisms=("four_apps", "association_types", "stage_in_pipeline", "filter_and"),
+    ),
+    Template(
+        "pipeline-demo-held", "pipeline", "Wrap up a demo that took place",
+        "The held demo is logged as completed with its times, the deal is at Qualified To Buy with the agreed "
+        "amount, outreach is finished, the lead is listed and the follow-up deep dive is booked.",
+        "{name} ({email}) at {company} had their 30 Minute Demo last week. Wrap it up: log that meeting on their CRM "
+        "contact with the booking's start and end and outcome Completed; move the \"{deal_name}\" deal to Qualified "
+        "To Buy with the amount {requester} agreed (ask); finish their \"SQL Outbound\" enrolment (do not delete "
+        "it); save their Sales Navigator profile to the lead list \"{list_name}\"; and book the follow-up: the "
+        "earliest Technical Deep Dive on or after {after} (time zone {tz}).",
+        FOUR, fx.demo_held,
+        (Step("scheduler", "read the held demo and book the follow-up", ("meetings-list_events",
+                                                                        "meetings-create_invitee"), booked_new()),
+         Step("crm", "log the demo and progress the deal", ("hubspot-create-engagement",
+                                                            "hubspot-batch-update-objects"),
+              (logged("$contact_id", "COMPLETED", "$held_start", "$held_end"),
+               deal_prop("Qualified To Buy", "dealstage", "qualifiedtobuy"),
+               A("the agreed amount", 'crm("deals"; $deal_id) | (.properties.amount | tonumber) == ($amount | '
+                 "tonumber)"))),
+         Step("sequencer", "stop outreach", ("sequence_state_finish",), (state_is("$state_id"),)),
+         Step("prospecting", "list the lead", ("sales_search_leads", "save_lead"),
+              (members("$list_id", [P("lead_id")]), NO_INMAIL_SENT))),
+        (*BOOKING, *MEETING, Change("crm.deals", ("update",), P("deal_id"), ("dealstage", "amount")), state_changed(),
+         Change("prospecting.list_members")),
+        (ASK_AMOUNT, meeting([P("contact_id_int")], title="Demo", start="held_start", end="held_end",
+                             outcome="COMPLETED"),
+         call("hubspot-batch-update-objects", objectType="deals",
+              inputs=[{"id": P("deal_id"), "properties": {"dealstage": "qualifiedtobuy", "amount": P("amount")}}]),
+         finish(), save(), book(P("name"), P("email"))),
+        facts=(AMOUNT,), requester_role="the account executive", forbidden=(NO_INMAIL,),
+        mechanisms=("four_apps", "hidden_fact", "stage_in_pipeline", "finish_not_delete"),
+    ),
+    Template(
+        "pipeline-no-show", "pipeline", "Handle a demo no-show",
+        "The invitee is marked a no-show, the meeting is logged with outcome No show, the CRM title matches the "
+        "profile and the prospect is in No-show Recovery.",
+        "{name} ({email}) at {company} did not show up for their recent 30 Minute Demo. Mark them as a no-show in "
+        "the scheduler; log the meeting on their CRM contact with the booking's start and end and outcome No show; "
+        "their CRM job title is out of date: set it from their Sales Navigator profile; and put their prospect in "
+        "the \"No-show Recovery\" sequence from their owner's mailbox.",
+        FOUR, fx.no_show,
+        (Step("scheduler", "mark the no-show", ("meetings-list_events", "meetings-list_event_invitees",
+                                                "invitee_no_shows-create"),
+              (A("invitee marked a no-show", ".scheduler.invitees[] | select(.uri == $invitee_uri) | .no_show != "
+                 "null"),)),
+         Step("crm", "log it", ("hubspot-create-engagement",),
+              (logged("$contact_id", "NO_SHOW", "$held_start", "$held_end"),)),
+         Step("prospecting", "read the title", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "fix the title", ("hubspot-batch-update-objects",),
+              (prop("title from the profile", "jobtitle", P("title")),)),
+         Step("sequencer", "recovery sequence", ("sequence_search", "sequence_add_prospects"), (in_sequence(),))),
+        (Change("scheduler.no_shows"), Change("scheduler.invitees", ("update",), P("invitee_key"), ("no_show",)),
+         *MEETING, Change("crm.contacts", ("update",), P("contact_id"), ("jobtitle",)),
+         Change("sequencer.sequence_states")),
+        (call("invitee_no_shows-create", invitee=P("invitee_uri")),
+         meeting([P("contact_id_int")], title="Demo", start="held_start", end="held_end", outcome="NO_SHOW"),
+         find_lead(), update_contact(P("contact_id"), jobtitle=OUT(2, ".elements[0].title")),
+         enrol([P("prospect_id")])),
+        read_only=("prospecting",), mechanisms=("four_apps", "no_show_after_start", "enrichment"),
+    ),
+    Template(
+        "pipeline-renewal-buyer", "pipeline", "Bring the economic buyer into a renewal",
+        "The finance executive is a contact on the company and the renewal deal, which is at Negotiation in the "
+        "Renewals pipeline with the agreed amount; they are in Renewal Outreach and booked for a call logged on "
+        "the deal.",
+        "The {company} renewal needs its economic buyer. Find {company}'s Finance CXO on Sales Navigator and add "
+        "them to the CRM as a contact on {company} (email firstname.lastname@{domain}, lower case, title from the "
+        "profile) associated to the renewal deal; move that deal to Negotiation in the Renewals pipeline with the "
+        "amount {requester} agreed (ask); create them as a prospect on the {company} account owned by {owner} and "
+        "add them to \"Renewal Outreach\" from {owner}'s mailbox; book them the earliest Discovery Call on or after "
+        "{after} (time zone {tz}); and log it on the deal and their contact.",
+        FOUR, fx.renewal_buyer,
+        (Step("prospecting", "find the buyer", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "add them and progress the renewal", ("hubspot-batch-create-objects",
+                                                           "hubspot-batch-update-objects"),
+              (one_contact(), prop("title from the profile", "jobtitle", P("title")), on_company(),
+               A("on the renewal deal", ON_DEAL_CONTACT),
+               deal_prop("Renewals pipeline", "pipeline", RENEWAL_PIPELINE),
+               deal_prop("Negotiation", "dealstage", "7430023"),
+               A("the agreed amount", 'crm("deals"; $deal_id) | (.properties.amount | tonumber) == ($amount | '
+                 "tonumber)"))),
+         Step("sequencer", "renewal outreach", ("prospect_create", "sequence_add_prospects"), (in_sequence(),)),
+         Step("scheduler", "book the call", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it", ("hubspot-create-engagement",), (logged(), on_deal()))),
+        (Change("crm.contacts", ("create",)), Change("crm.deals", ("update",), P("deal_id"), ("dealstage", "amount")),
+         *MEETING, *SEQUENCING, *BOOKING),
+        (call("sales_search_leads", company=[P("company")], seniority_level=["CXO"], function_area=["Finance"]),
+         call("hubspot-batch-create-objects", objectType="contacts", inputs=[
+             {"properties": {"email": P("email"), "firstname": P("first"), "lastname": P("last"),
+                             "jobtitle": OUT(0, ".elements[0].title"), "company": P("company")},
+              "associations": [{"to": {"id": P("company_id")}, "types": [{"associationTypeId": 279}]},
+                               {"to": {"id": P("deal_id")}, "types": [{"associationTypeId": 4}]}]}]),
+         ASK_AMOUNT,
+         call("hubspot-batch-update-objects", objectType="deals",
+              inputs=[{"id": P("deal_id"), "properties": {"dealstage": "7430023", "amount": P("amount")}}]),
+         create_prospect(), enrol([OUT(4, ".data.id")]), book(P("name"), P("email")),
+         meeting([OUT(1, ".results[0].id | tonumber")], [P("deal_id_int")], "Renewal call")),
+        facts=(AMOUNT,), requester_role="the account executive", forbidden=(NO_INMAIL,),
+        mechanisms=("four_apps", "stage_in_pipeline", "hidden_fact", "association_types"),
+    ),
+    Template(
+        "pipeline-won-kickoff", "pipeline", "Close a won deal and book the kickoff",
+        "The deal is closed won with its date and amount, the champion is a customer, outreach is finished, the "
+        "champion is listed as a customer and the kickoff is booked and logged on the deal.",
+        "{company} signed! Mark the \"{deal_name}\" deal Closed Won with close date {close_date} and the signed "
+        "amount ({requester} has it: ask); make {name} ({email}) a customer in the CRM; finish their \"SQL "
+        "Outbound\" enrolment (do not delete it); save their Sales Navigator profile to the lead list "
+        "\"{list_name}\"; and book the kickoff: the earliest Technical Deep Dive on or after {after} (time zone "
+        "{tz}), logged on the deal and their contact.",
+        FOUR, fx.won_kickoff,
+        (Step("crm", "close the deal", ("hubspot-batch-update-objects",),
+              (deal_prop("closed won", "dealstage", "closedwon"),
+               A("close date", 'crm("deals"; $deal_id) | .properties.closedate | startswith($close_date)'),
+               A("signed amount", 'crm("deals"; $deal_id) | (.properties.amount | tonumber) == ($amount | tonumber)'),
+               prop("a customer", "lifecyclestage", "customer"))),
+         Step("sequencer", "stop outreach", ("sequence_state_finish",), (state_is("$state_id"),)),
+         Step("prospecting", "list the customer", ("sales_search_leads", "save_lead"),
+              (members("$list_id", [P("lead_id")]), NO_INMAIL_SENT)),
+         Step("scheduler", "book the kickoff", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it", ("hubspot-create-engagement",), (logged("$contact_id"), on_deal()))),
+        (Change("crm.deals", ("update",), P("deal_id"), ("dealstage", "closedate", "amount")),
+         Change("crm.contacts", ("update",), P("contact_id"), ("lifecyclestage",)), *MEETING, state_changed(),
+         Change("prospecting.list_members"), *BOOKING),
+        (call("ask_requester", question="What was the signed amount?"),
+         call("hubspot-batch-update-objects", objectType="deals",
+              inputs=[{"id": P("deal_id"), "properties": {"dealstage": "closedwon", "closedate": P("close_date"),
+                                                          "amount": P("amount")}}]),
+         update_contact(P("contact_id"), lifecyclestage="customer"), finish(), save(), book(P("name"), P("email")),
+         meeting([P("contact_id_int")], [P("deal_id_int")], "Kickoff")),
+        facts=(AMOUNT,), requester_role="the account executive", forbidden=(NO_INMAIL,),
+        mechanisms=("four_apps", "closed_won_closedate", "hidden_fact", "finish_not_delete"),
+    ),
+    Template(
+        "pipeline-lost-champion", "pipeline", "Close out a deal whose champion left",
+        "The deal is closed lost with a note, the former champion's contact has their new company and title, their "
+        "upcoming demo is canceled with a reason and their outreach is finished.",
+        "Our champion on the \"{deal_name}\" deal, {name} ({email}), seems to have left {company}. Check their Sales "
+        "Navigator profile. If they have left: mark the deal Closed Lost and log a note on it saying the champion "
+        "left; update their CRM contact's company and job title to their new ones; cancel their upcoming 30 Minute "
+        "Demo (say why); and finish their \"SQL Outbound\" enrolment (do not delete it).",
+        FOUR, fx.lost_champion,
+        (Step("prospecting", "confirm they left", ("get_sales_profile",), (NO_INMAIL_SENT,)),
+         Step("crm", "close the deal and update the contact", ("hubspot-batch-update-objects",
+                                                               "hubspot-create-engagement"),
+              (deal_prop("closed lost", "dealstage", "closedlost"),
+               A("a note on the deal", '. as $doc | linked("deals"; $deal_id; "notes"; 213) | map(. as $n | $doc | '
+                 'crm("notes"; $n) | .properties.hs_note_body) | join(" ")', "matches", "(?i)left"),
+               prop("new company", "company", P("new_company")), prop("new title", "jobtitle", P("new_title")))),
+         Step("scheduler", "cancel the demo", ("meetings-list_events", "meetings-cancel_event"), (canceled(),)),
+         Step("sequencer", "stop outreach", ("sequence_state_finish",), (state_is("$state_id"),))),
+        (Change("crm.deals", ("update",), P("deal_id"), ("dealstage",)), Change("crm.notes"),
+         Change("crm.associations"), Change("crm.contacts", ("update",), P("contact_id"), ("company", "jobtitle")),
+         *cancel_changes(), state_changed()),
+        (call("get_sales_profile", lead_id=P("lead_id")),
+         call("hubspot-batch-update-objects", objectType="deals",
+              inputs=[{"id": P("deal_id"), "properties": {"dealstage": "closedlost"}}]),
+         call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"), associations={"dealIds": [
+             P("deal_id_int")]}, metadata={"timestamp": P("today"), "body": "Lost: our champion left the company."}),
+         update_contact(P("contact_id"), company=OUT(0, ".current_company"), jobtitle=OUT(0, ".current_title")),
+         call("meetings-cancel_event", uuid=P("old_uuid"), reason="The contact has left the company."), finish()),
+        read_only=("prospecting",), mechanisms=("four_apps", "left_account", "cancel_reason", "finish_not_delete"),
+    ),
+    Template(
+        "pipeline-expansion-reply", "pipeline", "Open an expansion deal from a customer's reply",
+        "An expansion deal at Qualified To Buy with the quoted amount is on the contact and the company, the "
+        "contact stays a customer, outreach is finished, the lead is listed, and a discovery call is booked and "
+        "logged on the deal.",
+        "A customer, {name} ({email}) at {company}, replied to our \"Webinar Follow-up\" email. Read the reply; if "
+        "they want to expand, open a deal \"{deal_name}\" in the Sales Pipeline at Qualified To Buy with the amount "
+        "{requester} quoted them (ask), associated to their contact and to {company} (their lifecycle stage stays "
+        "Customer); finish their enrolment (do not delete it); save their Sales Navigator profile to the lead list "
+        "\"{list_name}\"; and book them the earliest Discovery Call on or after {after} (time zone {tz}), logged on "
+        "the new deal and their contact.",
+        FOUR, fx.expansion_reply,
+        (Step("sequencer", "read the reply and stop outreach", ("emails_search", "sequence_state_finish"),
+              (state_is("$state_id"),)),
+         Step("crm", "open the deal", ("hubspot-batch-create-objects",),
+              (A("one deal at Qualified To Buy with the quoted amount", "[deal_named($deal_name) | "
+                 "[.properties.pipeline, .properties.dealstage, (.properties.amount | tonumber)]]", "equals",
+                 [["default", "qualifiedtobuy", P("amount_num")]]),
+               A("on the contact", 'deal_linked($deal_name; "contacts"; 3)', "contains", P("contact_id")),
+               A("on the company", 'deal_linked($deal_name; "companies"; 5)', "contains", P("company_id")),
+               prop("still a customer", "lifecyclestage", "customer"))),
+         Step("prospecting", "list the lead", ("sales_search_leads", "save_lead"),
+              (members("$list_id", [P("lead_id")]), NO_INMAIL_SENT)),
+         Step("scheduler", "book the call", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it on the deal", ("hubspot-create-engagement",),
+              (logged("$contact_id"), on_deal("([deal_named($deal_name) | .id][0])")))),
+        (state_changed(), Change("crm.deals", ("create",)), *MEETING, Change("prospecting.list_members"), *BOOKING),
+        (call("emails_search", prospectId=P("prospect_id")), ASK_AMOUNT,
+         call("hubspot-batch-create-objects", objectType="deals", inputs=[
+             {"properties": {"dealname": P("deal_name"), "pipeline": "default", "dealstage": "qualifiedtobuy",
+                             "amount": P("amount")},
+              "associations": [{"to": {"id": P("contact_id")}, "types": [{"associationTypeId": 3}]},
+                               {"to": {"id": P("company_id")}, "types": [{"associationTypeId": 5}]}]}]),
+         finish(), save(), book(P("name"), P("email")),
+         meeting([P("contact_id_int")], [OUT(2, ".results[0].id | tonumber")], "Expansion call")),
+        facts=(AMOUNT,), requester_role="the account manager", forbidden=(NO_INMAIL,),
+        mechanisms=("four_apps", "lifecycle_no_backwards", "hidden_fact", "association_types"),
+    ),
+    Template(
+        "pipeline-reschedule-ask", "pipeline", "Move a demo to the day the prospect asked for",
+        "The old demo is canceled with a reason, the earliest demo on the asked-for day is booked and logged, the "
+        "CRM title is filled in, and a confirmation email task is due the day before.",
+        "{name} ({email}) at {company} can't make their 30 Minute Demo at {old_start}; {requester} knows which day "
+        "they asked for instead (ask). Cancel the booking (say why) and book the earliest 30 Minute Demo on that day "
+        "(time zone {tz}); log the new meeting on their CRM contact and fill in their job title from Sales "
+        "Navigator; and create an email task for their prospect in the sequencer, due at 09:00 UTC the day before "
+        "the new demo, to confirm the time.",
+        FOUR, fx.reschedule_ask,
+        (Step("scheduler", "cancel and rebook", ("meetings-cancel_event", "event_types-list_event_type_available_times",
+                                                 "meetings-create_invitee"), (canceled(), *booked("$email"))),
+         Step("crm", "log the new meeting", ("hubspot-create-engagement",), (logged("$contact_id"),)),
+         Step("prospecting", "read the title", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "fill in the title", ("hubspot-batch-update-objects",),
+              (prop("title from the profile", "jobtitle", P("title")),)),
+         Step("sequencer", "a confirmation task", ("prospect_search", "task_create"),
+              (A("an email task due the day before", "[.sequencer.tasks[]? | select(rel(\"prospect\") == $prospect_id"
+                 " and .attributes.action == \"email\" and .attributes.dueAt == $reminder_due)] | length", "equals",
+                 1),))),
+        (Change("scheduler.scheduled_events", ("create",)), *cancel_changes(), Change("scheduler.invitees",
+                                                                                      ("create",)),
+         *MEETING, Change("crm.contacts", ("update",), P("contact_id"), ("jobtitle",)), Change("sequencer.tasks")),
+        (call("ask_requester", question="Which day did they ask to move it to?"),
+         call("meetings-cancel_event", uuid=P("old_uuid"), reason="The invitee asked to move the demo."),
+         book(P("name"), P("email")), meeting([P("contact_id_int")], title="Demo"), find_lead(),
+         update_contact(P("contact_id"), jobtitle=OUT(4, ".elements[0].title")),
+         call("task_create", prospectId=P("prospect_id"), action="email", dueAt=P("reminder_due"),
+              note="Confirm the new demo time.")),
+        facts=(FactSpec("new_day", ("day", "date", "when", "instead", "move"), "new_day"),),
+        read_only=("prospecting",), requester_role="the account executive",
+        mechanisms=("four_apps", "open_slots", "cancel_reason", "hidden_fact"),
+    ),
+    Template(
+        "pipeline-booking-to-deal", "pipeline", "Turn a self-booked demo into an opportunity",
+        "The person who booked is an SQL contact with the profile title and a deal at Appointment Scheduled on the "
+        "contact and company, the demo is logged with the booking's times, the webinar enrolment is finished and "
+        "the booking untouched.",
+        "{name} ({email}) from {company} booked a 30 Minute Demo through our webinar page and is not in the CRM yet. "
+        "Add them as a sales-qualified contact on {company} (title from their Sales Navigator profile) with a deal "
+        "\"{deal_name}\" in the Sales Pipeline at Appointment Scheduled associated to the contact and to {company}; "
+        "log the demo on the contact with the booking's exact start and end; and finish their \"Webinar "
+        "Follow-up\" enrolment now that they have booked (do not delete it). Do not change the booking.",
+        FOUR, fx.booking_to_deal,
+        (Step("scheduler", "read the booking", ("meetings-list_events",),
+              (A("the booking is untouched", "events_of($email) | map(select(.status == \"active\")) | .[0].start_time",
+                 "equals", P("start")),)),
+         Step("prospecting", "read the profile", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "contact, deal and meeting", ("hubspot-batch-create-objects", "hubspot-create-engagement"),
+              (one_contact(), prop("title from the profile", "jobtitle", P("title")),
+               prop("sales-qualified", "lifecyclestage", SQL), on_company(),
+               A("one deal at Appointment Scheduled", "[deal_named($deal_name) | [.properties.pipeline, "
+                 ".properties.dealstage]]", "equals", [["default", "appointmentscheduled"]]),
+               A("deal on the contact", '. as $d | deal_linked($deal_name; "contacts"; 3) | index($d | contact($email)'
+                 " | .id) != null"),
+               A("deal on the company", 'deal_linked($deal_name; "companies"; 5)', "contains", P("company_id")),
+               logged())),
+         Step("sequencer", "stop the webinar follow-up", ("prospect_search", "sequence_state_finish"),
+              (state_is("$state_id"),))),
+        (Change("crm.contacts", ("create",)), Change("crm.deals", ("create",)), *MEETING, state_changed()),
+        (find_lead(),
+         create_contact(title=OUT(0, ".elements[0].title"), company=P("company"), lifecyclestage=SQL),
+         call("hubspot-batch-create-objects", objectType="deals", inputs=[
+             {"properties": {"dealname": P("deal_name"), "pipeline": "default", "dealstage": "appointmentscheduled"},
+              "associations": [{"to": {"id": OUT(1, ".results[0].id")}, "types": [{"associationTypeId": 3}]},
+                               {"to": {"id": P("company_id")}, "types": [{"associationTypeId": 5}]}]}]),
+         meeting([OUT(1, ".results[0].id | tonumber")], title="Demo"), finish()),
+        read_only=("prospecting", "scheduler"), mechanisms=("four_apps", "association_types", "finish_not_delete"),
     ),
 )
