@@ -83,13 +83,25 @@ def lead_params(lead: dict[str, Any], domain: str, prefix: str = "") -> dict[str
             f"{prefix}email": f"{first.lower()}.{last.lower()}@{domain}"}  # fmt: skip
 
 
+def quiet(b: Builder, company_name: str) -> None:
+    """Demote the population's Director+ leads at the company to managers, so that a search the task asks for
+    finds exactly the scene's people (their CRM records keep their titles: a profile may be newer)."""
+    for key, lead in list(b.rows("prospecting.leads").items()):
+        if lead["company"] == company_name and lead["seniority"] in ("Director", "VP", "CXO"):
+            title = TITLES[lead["function"]][1]
+            b.rows("prospecting.leads")[key] = {**lead, "seniority": "Manager", "title": title,
+                                                "current_title": title, "summary": f"{title} at {company_name}"}
+
+
 def scene(b: Builder, rng: Dice, *, kind: str = "demo", contact: bool = True, lifecycle: str = "marketingqualifiedlead",
           lead_status: str = "NEW", jobtitle: str | None = "", prospect: bool = False, function: str | None = None,
           level: int | None = None, sequence: str = "SQL Outbound", **lead_kw: Any) -> dict[str, Any]:  # fmt: skip
     """A company with its account, a person with a profile (a CRM contact and a prospect as asked), the company
-    owner's user and mailbox, the sequence's id and the earliest open slot of ``kind``."""
+    owner's user and mailbox, the sequence's id and the earliest open slot of ``kind``. The company's other
+    senior leads are demoted (``quiet``), so the person is the one a search by seniority finds."""
     ckey, comp = company(b, rng, with_account=True)
     props = comp["properties"]
+    quiet(b, props["name"])
     account = account_for(b, props["name"])
     assert account is not None
     first, last = b.person(rng)
@@ -299,6 +311,7 @@ def _target_company(b: Builder, rng: Dice) -> tuple[str, dict[str, Any], dict[st
     ckey, comp = company(b, rng, with_account=True)
     account = account_for(b, comp["properties"]["name"])
     assert account is not None
+    quiet(b, comp["properties"]["name"])
     return ckey, comp, account
 
 
@@ -554,3 +567,137 @@ def booking_to_deal(b: Builder, rng: Dice) -> dict[str, Any]:
     return {**p, "start": event["start_time"], "end": event["end_time"],
             "deal_name": f"{p['company']} - New Business"}  # fmt: skip
 
+
+
+# --- re-engagement ----------------------------------------------------------------------------------------------
+def _lost_account(b: Builder, rng: Dice, n: int, lifecycle: str = "opportunity") -> dict[str, Any]:
+    """A closed-lost deal some months old with ``n`` contacts, each with a profile and a prospect."""
+    ckey, comp, account = _target_company(b, rng)
+    p = _company_params(b, ckey, comp, account)
+    deal = add_deal(b, ckey, comp, f"{p['company']} - platform", "default", "closedlost", amount(rng),
+                    closedate=iso(b.start - timedelta(days=200))[:10])  # fmt: skip
+    people = []
+    for _ in range(n):
+        key, contact = add_contact(b, rng, comp, ckey, lifecycle=lifecycle)
+        c = contact["properties"]
+        associate_crm(b, "deals", deal, "contacts", key, 3)
+        lead = add_lead(b, rng, (c["firstname"], c["lastname"]), p["company"], title=c["jobtitle"])
+        person = {**lead_params(lead, p["domain"]), "contact_id": key, "contact_id_int": int(key)}
+        person["prospect_id"] = int(add_prospect(b, c, account, ["closed-lost"])["id"])
+        people.append(person)
+    return {**p, "deal_id": deal, "people": people}
+
+
+def _leave(b: Builder, rng: Dice, lead_id: str, to: str | None = None) -> tuple[str, str]:
+    lead = b.rows("prospecting.leads")[lead_id]
+    company_name = to or rng.choice([c[0] for c in COMPANIES if c[0] != lead["company"]])
+    title = rng.choice(TITLES[rng.choice(("Operations", "Finance"))][1:])
+    b.rows("prospecting.leads")[lead_id] = {**lead, "left_account": True, "current_company": company_name,
+                                            "current_title": title}  # fmt: skip
+    return company_name, title
+
+
+def winback_evergreen(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = _lost_account(b, rng, 3)
+    p["sequence_id"] = add_sequence(b, "Win-back Evergreen", duplicates=True)
+    for person in p["people"]:
+        add_state(b, person["prospect_id"], p["sequence_id"], "finished", iso(b.start - timedelta(days=150)))
+    left = p["people"][0]
+    p["left_company"], p["left_title"] = _leave(b, rng, left["lead_id"])
+    p["old_uuid"] = scheduler.uuid_of(future_booking(b, rng, "discovery", left["name"], left["email"],
+                                                     rng.choice(TIMEZONES))["event"]["uri"])  # fmt: skip
+    return {**p, "left": left, "stayed": [x["prospect_id"] for x in p["people"][1:]]}
+
+
+def winback_inmail(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = _lost_account(b, rng, 1)
+    person = p["people"][0]
+    b.rows("sequencer.prospects")[str(person["prospect_id"])]["attributes"]["optedOut"] = True
+    lead = b.rows("prospecting.leads")[person["lead_id"]]
+    b.rows("prospecting.leads")[person["lead_id"]] = {**lead, "open_profile": True, "degree": 3}
+    return {**p, **person, "event_type": event_type_uri("demo"), "tag": "winback-inmail"}
+
+
+def winback_reply(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = _lost_account(b, rng, 2, lifecycle="lead")
+    person = p["people"][1]
+    p["state_id"] = add_state(b, person["prospect_id"], SEQUENCE_IDS["Win-back"], "active", b.anchor,
+                              replied=b.anchor)["id"]  # fmt: skip
+    mailing(b, person["prospect_id"], "replied", "Re: checking back in", "Good timing - we are revisiting this. "
+            "Could we see a demo?")
+    add_state(b, p["people"][0]["prospect_id"], SEQUENCE_IDS["Win-back"], "active", b.anchor)
+    p["list_name"] = "Win-back replies"
+    p["list_id"] = new_list(b, p["list_name"])
+    return {**p, **person, "tz": rng.choice(TIMEZONES), "new_deal": f"{p['company']} - win-back {b.anchor[:4]}",
+            **slot(b, rng, "demo")}  # fmt: skip
+
+
+def winback_follow(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = _lost_account(b, rng, 3)
+    nkey, ncomp = other_company(b, rng, p["company"])
+    naccount = account_for(b, ncomp["properties"]["name"])
+    assert naccount is not None
+    left = p["people"][0]
+    _, title = _leave(b, rng, left["lead_id"], ncomp["properties"]["name"])
+    add_state(b, p["people"][2]["prospect_id"], SEQUENCE_IDS["Win-back"], "finished",
+              iso(b.start - timedelta(days=90)))  # fmt: skip
+    moved = {**lead_params(b.rows("prospecting.leads")[left["lead_id"]], ncomp["properties"]["domain"]),
+             "title": title, "company": ncomp["properties"]["name"], "company_id": nkey, "account_id": naccount["id"],
+             **owner_params(b, ncomp["properties"]["hubspot_owner_id"])}  # fmt: skip
+    return {**p, "moved": moved, "left_name": left["name"], "stayed": p["people"][1]["prospect_id"],
+            "repeat": p["people"][2]["prospect_id"], "winback_id": SEQUENCE_IDS["Win-back"],
+            "intro_id": SEQUENCE_IDS["Exec Intro"], "event_type": event_type_uri("demo")}  # fmt: skip
+
+
+def bad_timing(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    p = _company_params(b, ckey, comp, account)
+    people = []
+    for _ in range(3):
+        key, contact = add_contact(b, rng, comp, ckey, lifecycle="salesqualifiedlead", lead_status="BAD_TIMING")
+        c = contact["properties"]
+        lead = add_lead(b, rng, (c["firstname"], c["lastname"]), p["company"], title=c["jobtitle"])
+        person = {**lead_params(lead, p["domain"]), "contact_id": key}
+        person["prospect_id"] = int(add_prospect(b, c, account, ["bad-timing"])["id"])
+        people.append(person)
+    add_contact(b, rng, comp, ckey, lifecycle="salesqualifiedlead", lead_status="OPEN")  # not part of it
+    p["left_company"], p["left_title"] = _leave(b, rng, people[0]["lead_id"])
+    add_state(b, people[2]["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "finished", iso(b.start - timedelta(days=70)))
+    return {**p, "people": people, "contact_ids": [x["contact_id"] for x in people],
+            "sql_id": SEQUENCE_IDS["SQL Outbound"], "winback_id": SEQUENCE_IDS["Win-back"],
+            "event_type": event_type_uri("discovery")}  # fmt: skip
+
+
+def bounced(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="discovery", lifecycle=SQL_STAGE, lead_status="ATTEMPTED_TO_CONTACT", jobtitle=None)
+    lead = b.rows("prospecting.leads")[p["lead_id"]]
+    p["new_company"], p["new_title"] = _leave(b, rng, p["lead_id"])
+    prospect_for(b, p)
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+    mailing(b, p["prospect_id"], "bounced", "Following up", "Hi - following up on my last note.")
+    p["old_uuid"] = scheduler.uuid_of(future_booking(b, rng, "discovery", p["name"], p["email"], p["tz"])["event"]
+                                      ["uri"])  # fmt: skip
+    successor = add_lead(b, rng, b.person(rng), p["company"], title=lead["title"])
+    return {**p, **lead_params(successor, p["domain"], "succ_")}
+
+
+def churned_exec(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, contact=False, level=4, changed_jobs=True, sequence="Exec Intro")
+    comp = b.rows("crm.companies")[p["company_id"]]
+    add_deal(b, p["company_id"], comp, f"{p['company']} - renewal {int(b.anchor[:4]) - 1}", RENEWAL_PIPELINE,
+             "7430025", amount(rng))  # churned
+    add_lead(b, rng, b.person(rng), p["company"], level=4, changed_jobs=False)
+    add_lead(b, rng, b.person(rng), p["company"], level=2, changed_jobs=True)
+    return {**p, "deal_name": f"{p['company']} - win-back"}
+
+
+def nurture_block(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = _lost_account(b, rng, 1)
+    person = p["people"][0]
+    state = add_state(b, person["prospect_id"], EXCLUSIVE_SEQUENCE, "active", b.anchor)
+    lead = b.rows("prospecting.leads")[person["lead_id"]]
+    title = rng.choice([t for t in TITLES["Operations"] if t != lead["title"]])  # promoted since the loss
+    b.rows("prospecting.leads")[person["lead_id"]] = {**lead, "title": title, "current_title": title}
+    person["title"] = title
+    return {**p, **person, "nurture_state": state["id"], "sequence_id": SEQUENCE_IDS["Win-back"],
+            "event_type": event_type_uri("discovery")}  # fmt: skip

@@ -1056,3 +1056,305 @@ CATALOGUE.add(
         read_only=("prospecting", "scheduler"), mechanisms=("four_apps", "association_types", "finish_not_delete"),
     ),
 )
+
+
+# --- re-engagement ------------------------------------------------------------------------------------------------
+def deal_untouched(stage: str = "closedlost") -> A:
+    return deal_prop("the deal is untouched", "dealstage", stage)
+
+
+NO_DEAL_WRITES = Forbidden("no writes to the deal", ("hubspot-batch-update-objects",),
+                           args='.objectType == "deals" and ([.inputs[].id] | index($deal_id) != null)',
+                           attempted=True)  # fmt: skip
+
+
+def active_from(pid: str, seq: str = "$sequence_id", mailbox: str = "$mailbox", n: int = 1) -> str:
+    return (f'states({pid}; {seq}) | map(select(.attributes.state == "active" and rel("mailbox") == {mailbox})) | '
+            f"length == {n}")
+
+
+def update_by(contact: str, **props: object) -> dict[str, object]:
+    return update_contact(P(contact), **props)
+
+
+CATALOGUE.add(
+    Template(
+        "reengage-evergreen", "re-engagement", "Re-engage a lost account through a sequence that allows repeats",
+        "Whoever left has their new company and title, no new enrolment and their upcoming call canceled; everyone "
+        "else is active again in Win-back Evergreen from the owner's mailbox; the deal is untouched.",
+        "Re-engage the contacts on the closed-lost \"{company} - platform\" deal through \"Win-back Evergreen\" (it "
+        "takes people who have been through it before), from {owner}'s mailbox. Check each on Sales Navigator first: "
+        "whoever has left {company} gets their CRM company and job title updated to their new ones, is not "
+        "sequenced, and has their upcoming Discovery Call canceled (say why). Do not touch the deal.",
+        FOUR, fx.winback_evergreen,
+        (Step("prospecting", "check who left", ("get_sales_profile",), (NO_INMAIL_SENT,)),
+         Step("crm", "update whoever left", ("hubspot-list-associations", "hubspot-batch-update-objects"),
+              (prop("new company", "company", P("left_company"), 'crm("contacts"; $left.contact_id)'),
+               prop("new title", "jobtitle", P("left_title"), 'crm("contacts"; $left.contact_id)'),
+               deal_untouched())),
+         Step("sequencer", "re-enrol the others", ("sequence_search", "sequence_add_prospects"),
+              (A("the others active again in the sequence", f"every($stayed; . as $p | $doc | {active_from('$p')})"),
+               A("not whoever left", f"{active_from('$left.prospect_id', n=0)}"))),
+         Step("scheduler", "cancel the leaver's call", ("meetings-list_events", "meetings-cancel_event"),
+              (canceled(),))),
+        (Change("crm.contacts", ("update",), P("left.contact_id"), ("company", "jobtitle")),
+         Change("sequencer.sequence_states", ("create",)), *cancel_changes()),
+        (call("get_sales_profile", lead_id=P("left.lead_id")),
+         update_by("left.contact_id", company=OUT(0, ".current_company"), jobtitle=OUT(0, ".current_title")),
+         enrol(P("stayed")), call("meetings-cancel_event", uuid=P("old_uuid"), reason="The contact left the company.")),
+        read_only=("prospecting",), forbidden=(NO_DEAL_WRITES, NO_INMAIL),
+        mechanisms=("four_apps", "duplicates_permitted", "left_account", "cancel_reason"),
+    ),
+    Template(
+        "reengage-opted-out-inmail", "re-engagement", "Re-engage an opted-out contact by InMail",
+        "The opted-out contact got one free InMail with a demo link, is tagged in the sequencer and not sequenced, "
+        "is a lead again in the CRM with a note.",
+        "{name} ({email}) was our contact on the closed-lost \"{company} - platform\" deal. Re-engage them without "
+        "email: they opted out, so do not try to sequence them. Instead send them an InMail on Sales Navigator (they "
+        "have an Open Profile, so it costs no credit) with a single-use 30 Minute Demo link in the body; tag their "
+        "prospect \"{tag}\" in the sequencer (keep their other tags); set their CRM lifecycle stage back to Lead; "
+        "and log a note on their contact that they were InMailed.",
+        FOUR, fx.winback_inmail,
+        (Step("scheduler", "a demo link", ("scheduling_links-create_single_use_scheduling_link",), (link_for(),)),
+         Step("prospecting", "one free InMail with the link", ("get_sales_profile", "send_inmail"),
+              (A("one InMail, to them, free, with the link", f". as $d | {LINK_URLS}[0] as $url | $d | "
+                 "[.prospecting.inmails[] | select(.lead_id == $lead_id and (.credit_spent | not) and (.body | "
+                 "contains($url)))] | length == 1 and ($d.prospecting.inmails | length) == 1"),)),
+         Step("sequencer", "tag, do not sequence", ("prospect_search", "prospect_update"),
+              (A("tagged, other tags kept", ". as $d | $d.sequencer.prospects[] | select(.id == $prospect_id) | "
+                 ".attributes.tags | sort", "equals", sorted(["closed-lost", "winback-inmail"])),
+               A("not sequenced", ".sequencer.sequence_states | map(select(rel(\"prospect\") == $prospect_id)) | "
+                 "length", "equals", 0))),
+         Step("crm", "lead again, with a note", ("hubspot-batch-update-objects", "hubspot-create-engagement"),
+              (prop("a lead", "lifecyclestage", "lead"),
+               A("a note on the contact", 'engagements("notes"; $contact_id) | map(.properties.hs_note_body) | '
+                 'join(" ")', "matches", "(?i)inmail")))),
+        (Change("scheduler.scheduling_links"), Change("prospecting.inmails"),
+         Change("sequencer.prospects", ("update",), P("prospect_id"), ("tags",)),
+         Change("crm.contacts", ("update",), P("contact_id"), ("lifecyclestage",)), Change("crm.notes"),
+         Change("crm.associations")),
+        (link(), call("send_inmail", recipient_urn=P("urn"), subject="Worth another look?",
+                      body=OUT(0, '"A lot has changed since we last spoke. Pick a time: " + .resource.booking_url')),
+         call("prospect_update", id=P("prospect_id"), attrs={"tags": ["closed-lost", P("tag")]}),
+         update_contact(P("contact_id"), lifecyclestage=""), update_contact(P("contact_id"), lifecyclestage="lead"),
+         call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"),
+              associations={"contactIds": [P("contact_id_int")]},
+              metadata={"timestamp": P("today"), "body": "Re-engaged by InMail (opted out of email)."})),
+        forbidden=(no_forbidden_sequence("$prospect_id"),),
+        mechanisms=("four_apps", "opt_out", "inmail_credits", "lifecycle_no_backwards"),
+    ),
+    Template(
+        "reengage-reply-new-deal", "re-engagement", "Open a new deal from a win-back reply",
+        "A new deal at Appointment Scheduled is on the contact and company (the lost one untouched), the contact "
+        "is an opportunity, their win-back is finished while the other's runs on, they are listed and booked, "
+        "meeting logged on the new deal.",
+        "{name} ({email}) replied to our \"Win-back\" email about {company}. Read the reply; if they want to talk, "
+        "open a new deal \"{new_deal}\" in the Sales Pipeline at Appointment Scheduled associated to their contact "
+        "and to {company} (leave the old closed-lost deal alone) and make them an opportunity; finish their Win-back "
+        "enrolment (do not delete it, and leave anyone else's running); save their Sales Navigator profile to the "
+        "lead list \"{list_name}\"; and book them the earliest 30 Minute Demo on or after {after} (time zone {tz}), "
+        "logged on the new deal and their contact.",
+        FOUR, fx.winback_reply,
+        (Step("sequencer", "read the reply, stop their outreach", ("prospect_search", "emails_search",
+                                                                   "sequence_state_finish"),
+              (state_is("$state_id"), A("the other enrolment runs on", "[.sequencer.sequence_states[] | select(rel("
+                                        "\"prospect\") == $people[0].prospect_id and .attributes.state == \"active\")]"
+                                        " | length", "equals", 1))),
+         Step("crm", "a new deal", ("hubspot-batch-create-objects", "hubspot-batch-update-objects"),
+              (A("one new deal at Appointment Scheduled", "[deal_named($new_deal) | [.properties.pipeline, "
+                 ".properties.dealstage]]", "equals", [["default", "appointmentscheduled"]]),
+               A("on the contact", 'deal_linked($new_deal; "contacts"; 3)', "contains", P("contact_id")),
+               A("on the company", 'deal_linked($new_deal; "companies"; 5)', "contains", P("company_id")),
+               deal_untouched(), prop("an opportunity", "lifecyclestage", "opportunity"))),
+         Step("prospecting", "list them", ("sales_search_leads", "save_lead"),
+              (members("$list_id", [P("lead_id")]), NO_INMAIL_SENT)),
+         Step("scheduler", "book the demo", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it", ("hubspot-create-engagement",),
+              (logged("$contact_id"), on_deal("([deal_named($new_deal) | .id][0])")))),
+        (state_changed(), Change("crm.deals", ("create",)), *MEETING,
+         Change("crm.contacts", ("update",), P("contact_id"), ("lifecyclestage",)), Change("prospecting.list_members"),
+         *BOOKING),
+        (call("emails_search", prospectId=P("prospect_id")), finish(),
+         call("hubspot-batch-create-objects", objectType="deals", inputs=[
+             {"properties": {"dealname": P("new_deal"), "pipeline": "default", "dealstage": "appointmentscheduled"},
+              "associations": [{"to": {"id": P("contact_id")}, "types": [{"associationTypeId": 3}]},
+                               {"to": {"id": P("company_id")}, "types": [{"associationTypeId": 5}]}]}]),
+         update_contact(P("contact_id"), lifecyclestage="opportunity"), save(), book(P("name"), P("email")),
+         meeting([P("contact_id_int")], [OUT(2, ".results[0].id | tonumber")], "Demo")),
+        forbidden=(NO_DEAL_WRITES, NO_INMAIL),
+        mechanisms=("four_apps", "finish_not_delete", "association_types", "open_slots"),
+    ),
+    Template(
+        "reengage-follow-champion", "re-engagement", "Re-engage a lost deal and follow its champion",
+        "The champion who moved is a new contact and prospect at their new company in Exec Intro with a demo link; "
+        "the one who stayed is in Win-back; nobody is re-enrolled; old records and the deal are untouched.",
+        "Re-engage the closed-lost \"{company} - platform\" deal. Check its contacts on Sales Navigator. {left_name} "
+        "has moved to another company we have in the CRM: add them there as a new lead contact (email "
+        "firstname.lastname at that company's domain, lower case, with their new title) associated to that company "
+        "and owned by its owner; create them as a prospect on that company's account owned by that owner in \"Exec "
+        "Intro\" from that owner's mailbox; and create a single-use 30 Minute Demo link for them. Everyone else on "
+        "the deal goes into \"Win-back\" from {owner}'s mailbox, except anyone who has been through Win-back "
+        "before. Leave the old contacts' records and the deal as they are.",
+        FOUR, fx.winback_follow,
+        (Step("prospecting", "check the contacts", ("get_sales_profile",), (NO_INMAIL_SENT,)),
+         Step("crm", "the champion's new contact", ("hubspot-search-objects", "hubspot-batch-create-objects"),
+              (one_contact("$moved.email"), prop("new title", "jobtitle", P("moved.title"), "contact($moved.email)"),
+               prop("owned by the new company's owner", "hubspot_owner_id", P("moved.owner_id"),
+                    "contact($moved.email)"),
+               on_company("$moved.email", "$moved.company_id"), deal_untouched())),
+         Step("sequencer", "Exec Intro for the champion, Win-back for the rest",
+              ("account_search", "prospect_create", "sequence_add_prospects", "sequence_state_search"),
+              (in_sequence("$moved.email", "$intro_id", "$moved.mailbox", "$moved.account_id"),
+               A("the one who stayed is in Win-back", active_from("$stayed", "$winback_id")),
+               A("no re-enrolment", "states($repeat; $winback_id) | length", "equals", 1),
+               A("the old record of the champion not sequenced", "states($people[0].prospect_id; $winback_id) | "
+                 "length", "equals", 0))),
+         Step("scheduler", "a demo link", ("scheduling_links-create_single_use_scheduling_link",), (link_for(),))),
+        (Change("crm.contacts", ("create",)), Change("crm.associations"), *SEQUENCING,
+         Change("scheduler.scheduling_links")),
+        (call("get_sales_profile", lead_id=P("people.0.lead_id")),
+         create_contact(P("moved.email"), P("moved.first"), P("moved.last"), OUT(0, ".current_title"),
+                        P("moved.company_id"), company=P("moved.company"), lifecyclestage="lead",
+                        hubspot_owner_id=P("moved.owner_id")),
+         create_prospect(P("moved.email"), P("moved.first"), P("moved.last"), P("moved.account_id"), P("moved.user")),
+         enrol([OUT(2, ".data.id")], P("intro_id"), P("moved.mailbox")),
+         enrol([P("stayed")], P("winback_id")), link()),
+        read_only=("prospecting",), forbidden=(NO_DEAL_WRITES, NO_INMAIL),
+        mechanisms=("four_apps", "left_account", "no_reenrolment", "unique_email"),
+    ),
+    Template(
+        "reengage-bad-timing", "re-engagement", "Re-engage contacts who said it was bad timing",
+        "The leaver is updated and left alone; the others are open, one in SQL Outbound and the one who has been "
+        "through it in Win-back, and a discovery link exists.",
+        "Three contacts at {company} told us last quarter it was bad timing (their lead status says so); that "
+        "quarter is here. Check each on Sales Navigator: anyone who has left {company} gets their CRM company and "
+        "job title updated to their new ones and nothing else. Everyone still there: set their lead status to Open "
+        "and add their prospect to \"SQL Outbound\" from {owner}'s mailbox, or to \"Win-back\" if they have been "
+        "through SQL Outbound before. Then create one single-use Discovery Call link for the group.",
+        FOUR, fx.bad_timing,
+        (Step("crm", "find them", ("hubspot-search-objects",), (
+            prop("the leaver is still bad timing", "hs_lead_status", "BAD_TIMING", 'crm("contacts"; $people[0].contact_id)'),)),
+         Step("prospecting", "check who left", ("get_sales_profile",), (NO_INMAIL_SENT,)),
+         Step("crm", "update them", ("hubspot-batch-update-objects",),
+              (prop("the leaver's new company", "company", P("left_company"), 'crm("contacts"; $people[0].contact_id)'),
+               prop("the leaver's new title", "jobtitle", P("left_title"), 'crm("contacts"; $people[0].contact_id)'),
+               A("the others open", "every($people[1:]; . as $x | $doc | crm(\"contacts\"; $x.contact_id) | "
+                 ".properties.hs_lead_status == \"OPEN\")"))),
+         Step("sequencer", "the right sequence for each", ("sequence_state_search", "sequence_add_prospects"),
+              (A("new to SQL Outbound: in it", active_from("$people[1].prospect_id", "$sql_id")),
+               A("been through it: in Win-back", active_from("$people[2].prospect_id", "$winback_id")),
+               A("the leaver not sequenced", ".sequencer.sequence_states | map(select(rel(\"prospect\") == "
+                 "$people[0].prospect_id)) | length", "equals", 0))),
+         Step("scheduler", "one link", ("scheduling_links-create_single_use_scheduling_link",), (link_for(),))),
+        (Change("crm.contacts", ("update",), P("people.0.contact_id"), ("company", "jobtitle")),
+         Change("crm.contacts", ("update",), [P("people.1.contact_id"), P("people.2.contact_id")], ("hs_lead_status",)),
+         Change("sequencer.sequence_states", ("create",)), Change("scheduler.scheduling_links")),
+        (call("get_sales_profile", lead_id=P("people.0.lead_id")),
+         update_by("people.0.contact_id", company=OUT(0, ".current_company"), jobtitle=OUT(0, ".current_title")),
+         call("hubspot-batch-update-objects", objectType="contacts", inputs=[
+             {"id": P(f"people.{i}.contact_id"), "properties": {"hs_lead_status": "OPEN"}} for i in (1, 2)]),
+         enrol([P("people.1.prospect_id")], P("sql_id")), enrol([P("people.2.prospect_id")], P("winback_id")),
+         link()),
+        read_only=("prospecting",), forbidden=(NO_INMAIL,),
+        mechanisms=("four_apps", "no_reenrolment", "left_account", "single_use_link"),
+    ),
+    Template(
+        "reengage-bounced-email", "re-engagement", "Replace a contact whose email bounced",
+        "The bounced contact's record shows their new job and is unqualified, their outreach finished and call "
+        "canceled; their successor is a contact and prospect in SQL Outbound.",
+        "Our SQL Outbound email to {name} ({email}) at {company} bounced. Check their Sales Navigator profile. If "
+        "they have left: update their CRM contact's company and job title to their new ones and set their lead "
+        "status to Unqualified; finish their SQL Outbound enrolment (do not delete it); and cancel their upcoming "
+        "Discovery Call (say why). Then find who now holds their old title ({title}) at {company} on Sales "
+        "Navigator, add them to the CRM as a contact on {company} (email firstname.lastname@{domain}, lower case, "
+        "with that title), create them as a prospect on the {company} account owned by {owner}, and put them in "
+        "\"SQL Outbound\" from {owner}'s mailbox.",
+        FOUR, fx.bounced,
+        (Step("sequencer", "see the bounce, stop outreach", ("emails_search", "sequence_state_finish"),
+              (state_is("$state_id"),)),
+         Step("prospecting", "confirm and find the successor", ("get_sales_profile", "sales_search_leads"),
+              (NO_INMAIL_SENT,)),
+         Step("crm", "update the leaver, add the successor", ("hubspot-batch-update-objects",
+                                                              "hubspot-batch-create-objects"),
+              (prop("new company", "company", P("new_company")), prop("new title", "jobtitle", P("new_title")),
+               prop("unqualified", "hs_lead_status", "UNQUALIFIED"), one_contact("$succ_email"),
+               prop("the successor's title", "jobtitle", P("succ_title"), "contact($succ_email)"),
+               on_company("$succ_email"))),
+         Step("sequencer", "sequence the successor", ("prospect_create", "sequence_add_prospects"),
+              (in_sequence("$succ_email"),)),
+         Step("scheduler", "cancel the call", ("meetings-list_events", "meetings-cancel_event"), (canceled(),))),
+        (Change("crm.contacts", ("update",), P("contact_id"), ("company", "jobtitle", "hs_lead_status")),
+         Change("crm.contacts", ("create",)), Change("crm.associations"), state_changed(), *SEQUENCING,
+         *cancel_changes()),
+        (call("get_sales_profile", lead_id=P("lead_id")),
+         update_contact(P("contact_id"), company=OUT(0, ".current_company"), jobtitle=OUT(0, ".current_title"),
+                        hs_lead_status="UNQUALIFIED"),
+         finish(), call("meetings-cancel_event", uuid=P("old_uuid"), reason="The contact has left the company."),
+         create_contact(P("succ_email"), P("succ_first"), P("succ_last"), P("succ_title"), company=P("company")),
+         create_prospect(P("succ_email"), P("succ_first"), P("succ_last")), enrol([OUT(5, ".data.id")])),
+        read_only=("prospecting",), forbidden=(NO_INMAIL,),
+        mechanisms=("four_apps", "left_account", "cancel_reason", "finish_not_delete"),
+    ),
+    Template(
+        "reengage-churned-exec", "re-engagement", "Win back a churned account through its new executive",
+        "The new executive is a contact with a new-business deal in the Sales Pipeline, in Exec Intro, booked for "
+        "a demo logged on the deal; the churned renewal is untouched.",
+        "{company} churned last year. They have a new executive at CXO level who changed jobs recently: find them "
+        "on Sales Navigator; add them to the CRM as a contact on {company} (email firstname.lastname@{domain}, lower "
+        "case, title from the profile) with a new deal \"{deal_name}\" in the Sales Pipeline (not Renewals) at "
+        "Appointment Scheduled associated to the contact and to {company}; create them as a prospect on the "
+        "{company} account owned by {owner} in \"Exec Intro\" from {owner}'s mailbox; book them the earliest 30 "
+        "Minute Demo on or after {after} (time zone {tz}); and log it on the deal and their contact.",
+        FOUR, fx.churned_exec,
+        (Step("prospecting", "find the new executive", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "contact and deal", ("hubspot-batch-create-objects",),
+              (one_contact(), prop("title from the profile", "jobtitle", P("title")), on_company(),
+               A("one deal at Appointment Scheduled in the Sales Pipeline", "[deal_named($deal_name) | "
+                 "[.properties.pipeline, .properties.dealstage]]", "equals", [["default", "appointmentscheduled"]]),
+               A("deal on the contact", '. as $d | deal_linked($deal_name; "contacts"; 3) | index($d | contact($email)'
+                 " | .id) != null"),
+               A("deal on the company", 'deal_linked($deal_name; "companies"; 5)', "contains", P("company_id")))),
+         Step("sequencer", "Exec Intro", ("prospect_create", "sequence_add_prospects"), (in_sequence(),)),
+         Step("scheduler", "book the demo", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it", ("hubspot-create-engagement",),
+              (logged(), on_deal("([deal_named($deal_name) | .id][0])")))),
+        (Change("crm.contacts", ("create",)), Change("crm.deals", ("create",)), *MEETING, *SEQUENCING, *BOOKING),
+        (call("sales_search_leads", company=[P("company")], seniority_level=["CXO"], changed_jobs=True),
+         create_contact(title=OUT(0, ".elements[0].title"), company=P("company")),
+         call("hubspot-batch-create-objects", objectType="deals", inputs=[
+             {"properties": {"dealname": P("deal_name"), "pipeline": "default", "dealstage": "appointmentscheduled"},
+              "associations": [{"to": {"id": OUT(1, ".results[0].id")}, "types": [{"associationTypeId": 3}]},
+                               {"to": {"id": P("company_id")}, "types": [{"associationTypeId": 5}]}]}]),
+         create_prospect(), enrol([OUT(3, ".data.id")]), book(P("name"), P("email")),
+         meeting([OUT(1, ".results[0].id | tonumber")], [OUT(2, ".results[0].id | tonumber")], "Demo")),
+        forbidden=(NO_INMAIL,), mechanisms=("four_apps", "stage_in_pipeline", "filter_and", "association_types"),
+    ),
+    Template(
+        "reengage-nurture-block", "re-engagement", "Move a lost contact from an exclusive nurture to win-back",
+        "The nurture enrolment is finished (kept), the contact is in Win-back, their CRM title is current and "
+        "their stage is Lead, and a discovery link exists.",
+        "{name} ({email}), our contact on the closed-lost \"{company} - platform\" deal, is sitting in \"Enterprise "
+        "Nurture\". Move them to \"Win-back\" from {owner}'s mailbox (Enterprise Nurture is exclusive: finish that "
+        "enrolment first, do not delete it); check on Sales Navigator that they are still at {company} and set "
+        "their CRM job title to their current one; set their CRM lifecycle stage back to Lead; and create a "
+        "single-use Discovery Call link for them.",
+        FOUR, fx.nurture_block,
+        (Step("sequencer", "finish the nurture, then win back", ("sequence_state_search", "sequence_state_finish",
+                                                                 "sequence_add_prospects"),
+              (state_is("$nurture_state"), A("in Win-back", active_from("$prospect_id")))),
+         Step("prospecting", "check the profile", ("get_sales_profile",), (NO_INMAIL_SENT,)),
+         Step("crm", "current title, back to lead", ("hubspot-batch-update-objects",),
+              (prop("current title", "jobtitle", P("title")), prop("a lead", "lifecyclestage", "lead"))),
+         Step("scheduler", "a discovery link", ("scheduling_links-create_single_use_scheduling_link",),
+              (link_for(),))),
+        (state_changed("nurture_state"), Change("sequencer.sequence_states", ("create",)),
+         Change("crm.contacts", ("update",), P("contact_id"), ("jobtitle", "lifecyclestage")),
+         Change("scheduler.scheduling_links")),
+        (call("sequence_state_finish", id=P("nurture_state")), enrol([P("prospect_id")]),
+         call("get_sales_profile", lead_id=P("lead_id")),
+         update_contact(P("contact_id"), jobtitle=OUT(2, ".current_title"), lifecyclestage=""),
+         update_contact(P("contact_id"), lifecyclestage="lead"), link()),
+        read_only=("prospecting",), forbidden=(NO_DEAL_WRITES, NO_INMAIL),
+        mechanisms=("four_apps", "exclusive_sequence", "lifecycle_no_backwards", "finish_not_delete"),
+    ),
+)
