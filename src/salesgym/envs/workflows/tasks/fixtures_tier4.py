@@ -701,3 +701,215 @@ def nurture_block(b: Builder, rng: Dice) -> dict[str, Any]:
     person["title"] = title
     return {**p, **person, "nurture_state": state["id"], "sequence_id": SEQUENCE_IDS["Win-back"],
             "event_type": event_type_uri("discovery")}  # fmt: skip
+
+
+# --- handoff ----------------------------------------------------------------------------------------------------
+def sdr_to_ae(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, lifecycle=SQL_STAGE, lead_status="CONNECTED", jobtitle=None)
+    past_booking(b, "discovery", 3, rng.randint(10, 15), p["name"], p["email"], p["tz"])
+    prospect_for(b, p)
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor,
+                              mailbox=p["mailbox"])["id"]  # fmt: skip
+    ae = owner_params(b, other_owner(b, rng, p["owner_id"]), "ae_")
+    p["followup_id"] = add_sequence(b, "AE Follow-up", ("email", "call"))
+    p["list_name"] = f"{ae['ae_owner'].split()[0]}'s pipeline"
+    p["list_id"] = new_list(b, p["list_name"])
+    return {**p, **ae, "deal_name": f"{p['company']} - New Business"}
+
+
+def rep_leaving(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    p = _company_params(b, ckey, comp, account)
+    people = []
+    for _ in range(2):
+        key, contact = add_contact(b, rng, comp, ckey, lifecycle=SQL_STAGE)
+        c = contact["properties"]
+        lead = add_lead(b, rng, (c["firstname"], c["lastname"]), p["company"], title=c["jobtitle"])
+        person = {**lead_params(lead, p["domain"]), "contact_id": key, "contact_id_int": int(key)}
+        person["prospect_id"] = int(add_prospect(b, c, account, ["q1-import"])["id"])
+        person["state_id"] = add_state(b, person["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor,
+                                       mailbox=p["mailbox"])["id"]  # fmt: skip
+        people.append(person)
+    booking = future_booking(b, rng, "demo", people[0]["name"], people[0]["email"], rng.choice(TIMEZONES))["event"]
+    new = owner_params(b, other_owner(b, rng, p["owner_id"]), "new_")
+    p["handoff_id"] = add_sequence(b, "Handoff Intro")
+    list_name = f"{new['new_owner'].split()[0]}'s accounts"
+    return {**p, **new, "people": people, "contact_ids": [x["contact_id"] for x in people],
+            "state_ids": [x["state_id"] for x in people], "leads": sorted(x["lead_id"] for x in people),
+            "start": booking["start_time"], "end": booking["end_time"], "list_name": list_name,
+            "list_id": new_list(b, list_name)}  # fmt: skip
+
+
+def territory_move(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="discovery", lifecycle=SQL_STAGE, lead_status="OPEN", jobtitle=None)
+    contact = b.rows("crm.contacts")[p["contact_id"]]["properties"]
+    choices = [g for g, r in GEOGRAPHY_REGION.items() if g != contact["country"] and
+               region_owner(b, r) != p["owner_id"]]  # fmt: skip
+    geography = rng.choice(choices)
+    lead = b.rows("prospecting.leads")[p["lead_id"]]
+    b.rows("prospecting.leads")[p["lead_id"]] = {**lead, "geography": geography}
+    prospect_for(b, p)
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor,
+                              mailbox=p["mailbox"])["id"]  # fmt: skip
+    target = region_owner(b, GEOGRAPHY_REGION[geography])
+    return {**p, **owner_params(b, target, "new_"), "geography": geography, "intro_id": SEQUENCE_IDS["Exec Intro"]}
+
+
+def partner_private(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, contact=False)
+    p["sequence_id"] = add_sequence(b, "Partner Referrals", private_owner=p["user"])
+    return {**p, "partner": rng.choice(("Brightline Consulting", "Northwind Partners", "Keystone Advisory"))}
+
+
+# --- enrichment and hygiene -------------------------------------------------------------------------------------
+def route_by_seniority(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    p = _company_params(b, ckey, comp, account)
+    people = []
+    for level in (1, 3, 4):
+        key, contact = add_contact(b, rng, comp, ckey, jobtitle="")
+        c = contact["properties"]
+        lead = add_lead(b, rng, (c["firstname"], c["lastname"]), p["company"], level=level)
+        people.append({**lead_params(lead, p["domain"]), "contact_id": key, "contact_id_int": int(key)})
+    top = people[2]
+    return {**p, "people": people, "contact_ids": [x["contact_id"] for x in people],
+            "updates": [{"id": x["contact_id"], "properties": {"jobtitle": x["title"]}} for x in people],
+            "name": top["name"], "email": top["email"], "contact_id": top["contact_id"],
+            "contact_id_int": top["contact_id_int"],
+            "intro_id": SEQUENCE_IDS["Exec Intro"], "sql_id": SEQUENCE_IDS["SQL Outbound"],
+            "tz": rng.choice(TIMEZONES), **slot(b, rng, "deep-dive")}  # fmt: skip
+
+
+def headcount_route(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, lifecycle=SQL_STAGE, lead_status="OPEN")
+    comp = b.rows("crm.companies")[p["company_id"]]
+    comp["properties"] = {**comp["properties"], "numberofemployees": ""}
+    headcount = rng.choice((300, 650, 900)) if rng.random() < 0.5 else rng.choice((1400, 3200, 8800))
+    acc = next(a for a in b.rows("prospecting.accounts").values() if a["name"] == p["company"])
+    b.rows("prospecting.accounts")[acc["account_id"]] = {**acc, "headcount": headcount}
+    prospect_for(b, p, tags=("webinar",))
+    p["webinar_state"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)["id"]
+    big = headcount >= 1000
+    finish = {"tool": "sequence_state_finish", "args": {"id": p["webinar_state"]}}
+    look = {"tool": "sequence_state_search", "args": {"prospectId": p["prospect_id"]}}
+    return {**p, "headcount": str(headcount), "sequence_id": EXCLUSIVE_SEQUENCE if big else SEQUENCE_IDS["SQL Outbound"],
+            "webinar_expected": "finished" if big else "active",
+            "webinar_step": finish if big else look}  # the reference finishes it only when the rule needs it
+
+
+def double_booking(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, jobtitle="", sequence="Webinar Follow-up")
+    first = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"], 2, 4)["event"]
+    second = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"], 6, 9)["event"]
+    prospect_for(b, p, tags=("webinar",))
+    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)["id"]
+    return {**p, "start": first["start_time"], "end": first["end_time"], "kept_uuid": scheduler.uuid_of(first["uri"]),
+            "old_uuid": scheduler.uuid_of(second["uri"])}  # fmt: skip
+
+
+def job_change_sweep(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    p = _company_params(b, ckey, comp, account)
+    people = []
+    for _ in range(3):
+        key, contact = add_contact(b, rng, comp, ckey, lifecycle=SQL_STAGE, lead_status="ATTEMPTED_TO_CONTACT")
+        c = contact["properties"]
+        lead = add_lead(b, rng, (c["firstname"], c["lastname"]), p["company"], title=c["jobtitle"])
+        person = {**lead_params(lead, p["domain"]), "contact_id": key}
+        person["prospect_id"] = int(add_prospect(b, c, account, ["sweep"])["id"])
+        person["state_id"] = add_state(b, person["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor,
+                                       mailbox=p["mailbox"])["id"]  # fmt: skip
+        people.append(person)
+    leaver = rng.randint(0, 2)
+    new_company_name, new_title = _leave(b, rng, people[leaver]["lead_id"])
+    event = future_booking(b, rng, "discovery", people[leaver]["name"], people[leaver]["email"],
+                           rng.choice(TIMEZONES))["event"]  # fmt: skip
+    stayed = [x for i, x in enumerate(people) if i != leaver]
+    return {**p, "people": people, "leaver": people[leaver], "stayed": stayed, "new_company": new_company_name,
+            "new_title": new_title, "old_uuid": scheduler.uuid_of(event["uri"])}  # fmt: skip
+
+
+def wrong_account(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, lifecycle=SQL_STAGE, lead_status="OPEN", jobtitle=None)
+    okey, other = other_company(b, rng, p["company"])
+    contact = b.rows("crm.contacts")[p["contact_id"]]
+    contact["properties"] = {**contact["properties"], "company": other["properties"]["name"]}
+    for key in [k for k, a in b.rows("crm.associations").items()
+                if p["contact_id"] in (a["fromId"], a["toId"]) and "companies" in (a["fromObjectType"],
+                                                                                   a["toObjectType"])]:  # fmt: skip
+        b.rows("crm.associations").pop(key)
+        b.provenance.pop(f"crm.associations/{key}", None)
+    wrong = account_for(b, other["properties"]["name"])
+    assert wrong is not None
+    attrs = {"email": p["email"], "firstname": p["first"], "lastname": p["last"], "jobtitle": p["title"],
+             "company": other["properties"]["name"], "hubspot_owner_id": p["owner_id"]}  # fmt: skip
+    p["prospect_id"] = int(add_prospect(b, attrs, wrong, ["import"])["id"])
+    return {**p, "wrong_company": other["properties"]["name"], "wrong_account": wrong["id"]}
+
+
+def list_to_crm(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    p = _company_params(b, ckey, comp, account)
+    leads = [add_lead(b, rng, b.person(rng), p["company"], level=lvl) for lvl in (2, 3, 4)]
+    people = _people(leads, p["domain"])
+    list_name = f"{p['company'].split()[0]}-Targets"
+    list_id = new_list(b, list_name)
+    for x in people:
+        save_member(b, list_id, x["lead_id"])
+    key, _ = add_contact(b, rng, comp, ckey, jobtitle=people[0]["title"], person=(people[0]["first"],
+                                                                                  people[0]["last"]))  # fmt: skip
+    attrs = {"email": people[1]["email"], "firstname": people[1]["first"], "lastname": people[1]["last"],
+             "jobtitle": people[1]["title"], "company": p["company"], "hubspot_owner_id": p["owner_id"]}  # fmt: skip
+    repeat = int(add_prospect(b, attrs, account, ["exec"])["id"])
+    add_state(b, repeat, SEQUENCE_IDS["Exec Intro"], "finished", iso(b.start - timedelta(days=40)))
+    return {**p, "people": people, "list_name": list_name, "known_id": key, "repeat": repeat,
+            "sequence_id": SEQUENCE_IDS["Exec Intro"], "name": people[2]["name"], "email": people[2]["email"],
+            "tz": rng.choice(TIMEZONES), **slot(b, rng, "discovery")}  # fmt: skip
+
+
+def cancellation_recovery(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, lifecycle=SQL_STAGE, lead_status="CONNECTED", jobtitle="Analyst", sequence="Win-back")
+    booked_event = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"], 2, 4)
+    event, invitee = booked_event["event"], booked_event["invitee"]
+    cancellation = {"canceled_by": p["name"], "reason": "Budget is frozen until next quarter.",
+                    "canceler_type": "invitee", "created_at": b.anchor}  # fmt: skip
+    b.rows("scheduler.scheduled_events")[scheduler.uuid_of(event["uri"])] = {
+        **event, "status": "canceled", "cancellation": cancellation,
+        "invitees_counter": {**event["invitees_counter"], "active": 0}}  # fmt: skip
+    b.rows("scheduler.invitees")[scheduler.uuid_of(invitee["uri"])] = {**invitee, "status": "canceled"}
+    prospect_for(b, p)
+    add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "finished", b.anchor)
+    return {**p, "start": event["start_time"], "end": event["end_time"], "event_type": event_type_uri("demo")}
+
+
+def timezone_fix(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, kind="discovery", lifecycle=SQL_STAGE, lead_status="CONNECTED", jobtitle="")
+    event = future_booking(b, rng, "discovery", p["name"], p["email"], "UTC", 3, 6)["event"]
+    prospect_for(b, p)
+    return {**p, "old_uuid": scheduler.uuid_of(event["uri"]), "start": event["start_time"],
+            "end": event["end_time"], "reminder_due": day_before_nine(event["start_time"])}  # fmt: skip
+
+
+# --- more pipeline and outbound ---------------------------------------------------------------------------------
+def two_stakeholders(b: Builder, rng: Dice) -> dict[str, Any]:
+    p = scene(b, rng, lifecycle="opportunity", lead_status="OPEN_DEAL", jobtitle=None, function="Operations", level=3,
+              sequence="Exec Intro")  # fmt: skip
+    p.update(slot(b, rng, "demo", 3, 5))
+    _deal(b, rng, p, f"{p['company']} - evaluation", "qualifiedtobuy")
+    p.update(person_at(b, rng, p["company"], p["domain"], "eng_", function="Engineering", level=2))
+    add_lead(b, rng, b.person(rng), p["company"], function="Engineering", level=1)
+    p.update(slot(b, rng, "deep-dive", 8, 11, "eng_"))  # a later day than the demo (day 3-5, or the Monday after)
+    return p
+
+
+def teamlink_intro(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account = _target_company(b, rng)
+    name = comp["properties"]["name"]
+    leads = [add_lead(b, rng, b.person(rng), name, function="Engineering", level=lvl) for lvl in (3, 4, 3)]
+    for i, lead in enumerate(leads):
+        lead["teamlink"] = i == 1
+    add_lead(b, rng, b.person(rng), name, function="Engineering", level=2)
+    people = _people(leads, comp["properties"]["domain"])
+    return {**_company_params(b, ckey, comp, account), "people": people, "warm": people[1],
+            "cold": [people[0], people[2]], "sequence_id": SEQUENCE_IDS["Exec Intro"],
+            "due": iso(business_day(b, rng, 1, 3).replace(hour=10)), "event_type": event_type_uri("deep-dive")}

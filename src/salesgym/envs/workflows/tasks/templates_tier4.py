@@ -1358,3 +1358,163 @@ CATALOGUE.add(
         mechanisms=("four_apps", "exclusive_sequence", "lifecycle_no_backwards", "finish_not_delete"),
     ),
 )
+
+
+# --- handoff ------------------------------------------------------------------------------------------------------
+def meeting_owner(owner: str, contact: str = "$contact_id") -> A:
+    return A("logged by the new owner", f'engagements("meetings"; {contact}) | map(select(.properties.'
+             f"hs_meeting_start_time == $start)) | .[0].properties.hubspot_owner_id", "equals", P(owner))
+
+
+CATALOGUE.add(
+    Template(
+        "handoff-sdr-to-ae", "handoff", "Hand a qualified lead from the SDR to an AE",
+        "The contact belongs to the AE as an opportunity with an AE-owned deal, the SDR's sequence is finished and "
+        "the AE's follow-up runs from the AE's mailbox, the demo is booked and logged by the AE, and the lead is "
+        "on the AE's list.",
+        "{name} ({email}) at {company} had a good discovery call with our SDR last week: hand them to {ae_owner}, "
+        "the account executive. In the CRM, give the contact to {ae_owner} and make them an opportunity, and open a "
+        "deal \"{deal_name}\" in the Sales Pipeline at Appointment Scheduled owned by {ae_owner}, associated to the "
+        "contact and to {company}. In the sequencer, finish their \"SQL Outbound\" enrolment (do not delete it) and "
+        "add them to \"AE Follow-up\" from {ae_owner}'s mailbox. Book them the earliest 30 Minute Demo on or after "
+        "{after} (time zone {tz}) and log it on the deal and the contact, owned by {ae_owner}. Save their Sales "
+        "Navigator profile to the lead list \"{list_name}\".",
+        FOUR, fx.sdr_to_ae,
+        (Step("crm", "hand over the contact and open the deal", ("hubspot-list-owners", "hubspot-batch-update-objects",
+                                                                 "hubspot-batch-create-objects"),
+              (prop("owned by the AE", "hubspot_owner_id", P("ae_owner_id")),
+               prop("an opportunity", "lifecyclestage", "opportunity"),
+               A("one AE-owned deal at Appointment Scheduled", "[deal_named($deal_name) | [.properties.pipeline, "
+                 ".properties.dealstage, .properties.hubspot_owner_id]]", "equals",
+                 [["default", "appointmentscheduled", P("ae_owner_id")]]),
+               A("on the contact", 'deal_linked($deal_name; "contacts"; 3)', "contains", P("contact_id")),
+               A("on the company", 'deal_linked($deal_name; "companies"; 5)', "contains", P("company_id")))),
+         Step("sequencer", "from the SDR's sequence to the AE's", ("sequence_state_finish", "mailbox_search",
+                                                                   "sequence_add_prospects"),
+              (state_is("$state_id"), in_sequence(seq="$followup_id", mailbox="$ae_mailbox"))),
+         Step("scheduler", "book the demo", ("meetings-create_invitee",), booked_new()),
+         Step("crm", "log it as the AE", ("hubspot-create-engagement",),
+              (logged("$contact_id"), on_deal("([deal_named($deal_name) | .id][0])"), meeting_owner("ae_owner_id"))),
+         Step("prospecting", "the AE's list", ("sales_search_leads", "save_lead"),
+              (members("$list_id", [P("lead_id")]), NO_INMAIL_SENT))),
+        (Change("crm.contacts", ("update",), P("contact_id"), ("hubspot_owner_id", "lifecyclestage")),
+         Change("crm.deals", ("create",)), *MEETING, state_changed(), Change("sequencer.sequence_states", ("create",)),
+         *BOOKING, Change("prospecting.list_members")),
+        (update_contact(P("contact_id"), hubspot_owner_id=P("ae_owner_id"), lifecyclestage="opportunity"),
+         call("hubspot-batch-create-objects", objectType="deals", inputs=[
+             {"properties": {"dealname": P("deal_name"), "pipeline": "default", "dealstage": "appointmentscheduled",
+                             "hubspot_owner_id": P("ae_owner_id")},
+              "associations": [{"to": {"id": P("contact_id")}, "types": [{"associationTypeId": 3}]},
+                               {"to": {"id": P("company_id")}, "types": [{"associationTypeId": 5}]}]}]),
+         finish(), enrol([P("prospect_id")], P("followup_id"), P("ae_mailbox")), book(P("name"), P("email")),
+         meeting([P("contact_id_int")], [OUT(1, ".results[0].id | tonumber")], "Demo", owner="ae_owner_int"),
+         save()),
+        forbidden=(NO_INMAIL,), mechanisms=("four_apps", "owner_ids", "finish_not_delete", "open_slots"),
+    ),
+    Template(
+        "handoff-rep-leaving", "handoff", "Hand a leaving rep's account to a new owner",
+        "The company and its contacts belong to the new owner, their old enrolments are finished and they restart "
+        "in Handoff Intro from the new owner's mailbox, the upcoming demo is logged by the new owner, and both are "
+        "on the new owner's list.",
+        "{owner} is leaving; {new_owner} takes over {company}. In the CRM, give the company and its contacts "
+        "{people[0][name]} and {people[1][name]} to {new_owner}. In the sequencer, finish their \"SQL Outbound\" "
+        "enrolments (do not delete them) and restart their outreach from {new_owner}'s mailbox (SQL Outbound will "
+        "not take them again: use \"Handoff Intro\"). Log {people[0][name]}'s upcoming 30 Minute Demo on their CRM "
+        "contact with the booking's start and end, owned by {new_owner}. Save both to the Sales Navigator lead list "
+        "\"{list_name}\".",
+        FOUR, fx.rep_leaving,
+        (Step("crm", "new owner everywhere", ("hubspot-list-owners", "hubspot-batch-update-objects"),
+              (A("the company's new owner", 'crm("companies"; $company_id) | .properties.hubspot_owner_id', "equals",
+                 P("new_owner_id")),
+               A("the contacts' new owner", 'every($contact_ids; . as $c | $doc | crm("contacts"; $c) | '
+                 ".properties.hubspot_owner_id == $new_owner_id)"))),
+         Step("sequencer", "restart outreach", ("sequence_state_finish", "sequence_add_prospects"),
+              (A("old enrolments finished", "every($state_ids; . as $s | $doc | .sequencer.sequence_states[] | "
+                 'select(.id == $s) | .attributes.state == "finished")'),
+               A("each in Handoff Intro from the new mailbox", 'every($people; . as $x | $doc | states($x.prospect_id;'
+                 ' $handoff_id) | map(select(rel("mailbox") == $new_mailbox)) | length == 1)'))),
+         Step("scheduler", "read the upcoming demo", ("meetings-list_events",),
+              (A("the demo is untouched", "events_of($people[0].email) | map(select(.status == \"active\")) | "
+                 ".[0].start_time", "equals", P("start")),)),
+         Step("crm", "log it as the new owner", ("hubspot-create-engagement",),
+              (logged("$people[0].contact_id"), meeting_owner("new_owner_id", "$people[0].contact_id"))),
+         Step("prospecting", "the new owner's list", ("sales_search_leads", "save_lead"),
+              (members("$list_id", P("leads")), NO_INMAIL_SENT))),
+        (Change("crm.companies", ("update",), P("company_id"), ("hubspot_owner_id",)),
+         Change("crm.contacts", ("update",), P("contact_ids"), ("hubspot_owner_id",)),
+         Change("sequencer.sequence_states", ("update",), P("state_ids"), ("state", "finishedAt")),
+         Change("sequencer.sequence_states", ("create",)), *MEETING, Change("prospecting.list_members")),
+        (call("hubspot-batch-update-objects", objectType="companies",
+              inputs=[{"id": P("company_id"), "properties": {"hubspot_owner_id": P("new_owner_id")}}]),
+         call("hubspot-batch-update-objects", objectType="contacts", inputs=[
+             {"id": P(f"people.{i}.contact_id"), "properties": {"hubspot_owner_id": P("new_owner_id")}} for i in (0, 1)]),
+         finish("people.0.state_id"), finish("people.1.state_id"),
+         enrol([P("people.0.prospect_id"), P("people.1.prospect_id")], P("handoff_id"), P("new_mailbox")),
+         call("hubspot-create-engagement", type="MEETING", ownerId=P("new_owner_int"),
+              associations={"contactIds": [P("people.0.contact_id_int")]},
+              metadata={"timestamp": P("start"), "title": "Demo", "startTime": P("start"), "endTime": P("end")}),
+         save(lead="people.0.lead_id"), save(lead="people.1.lead_id")),
+        read_only=("scheduler",), forbidden=(NO_INMAIL,),
+        mechanisms=("four_apps", "owner_ids", "no_reenrolment", "finish_not_delete"),
+    ),
+    Template(
+        "handoff-territory-move", "handoff", "Move a relocated lead to their new region's owner",
+        "The contact's country is where their profile says and they belong to that region's owner; the old "
+        "enrolment is finished and Exec Intro runs from the new owner's mailbox; the call is booked and logged by "
+        "the new owner.",
+        "{name} ({email}) at {company} has relocated: check where their Sales Navigator profile says they are now. "
+        "Set their CRM country to it and give them to the owner of that region's team; finish their \"SQL "
+        "Outbound\" enrolment (do not delete it) and put them in \"Exec Intro\" from the new owner's mailbox; book "
+        "them the earliest Discovery Call on or after {after} (time zone {tz}) and log it on their contact, owned by "
+        "the new owner.",
+        FOUR, fx.territory_move,
+        (Step("prospecting", "read the location", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "new country, new owner", ("hubspot-list-owners", "hubspot-batch-update-objects"),
+              (prop("country from the profile", "country", P("geography")),
+               prop("the region's owner", "hubspot_owner_id", P("new_owner_id")))),
+         Step("sequencer", "restart from the new owner", ("sequence_state_finish", "sequence_add_prospects"),
+              (state_is("$state_id"), in_sequence(seq="$intro_id", mailbox="$new_mailbox"))),
+         Step("scheduler", "book the call", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it as the new owner", ("hubspot-create-engagement",),
+              (logged("$contact_id"), meeting_owner("new_owner_id")))),
+        (Change("crm.contacts", ("update",), P("contact_id"), ("country", "hubspot_owner_id")), *MEETING,
+         state_changed(), Change("sequencer.sequence_states", ("create",)), *BOOKING),
+        (find_lead(), update_contact(P("contact_id"), country=OUT(0, ".elements[0].geography"),
+                                     hubspot_owner_id=P("new_owner_id")),
+         finish(), enrol([P("prospect_id")], P("intro_id"), P("new_mailbox")), book(P("name"), P("email")),
+         meeting([P("contact_id_int")], title="Discovery call", owner="new_owner_int")),
+        read_only=("prospecting",), mechanisms=("four_apps", "owner_ids", "finish_not_delete", "open_slots"),
+    ),
+    Template(
+        "handoff-partner-referral", "handoff", "Take over a partner's referral",
+        "The referred lead is a CRM lead on the company with the profile title and a note naming the partner, in "
+        "the private Partner Referrals sequence from its owner's mailbox, and a demo link exists for the partner.",
+        "Our partner {partner} referred {name} ({email}) at {company}. Confirm them on Sales Navigator; add them to "
+        "the CRM as a lead on {company} with their profile title, owned by {owner}, and log a note on the contact "
+        "that {partner} referred them; create them as a prospect on the {company} account owned by {owner} and add "
+        "them to the private \"Partner Referrals\" sequence (only its owner's mailbox may use it); and create a "
+        "single-use 30 Minute Demo link for the partner to pass on.",
+        FOUR, fx.partner_private,
+        (Step("prospecting", "confirm the person", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "the contact and the note", ("hubspot-batch-create-objects", "hubspot-create-engagement"),
+              (one_contact(), prop("title from the profile", "jobtitle", P("title")),
+               prop("a lead", "lifecyclestage", "lead"), prop("owned by the owner", "hubspot_owner_id", P("owner_id")),
+               on_company(),
+               A("the partner noted", 'engagements("notes"; contact($email) | .id) | map(.properties.hs_note_body) | '
+                 "join(\" \") | contains($partner)"))),
+         Step("sequencer", "the private sequence", ("sequence_search", "mailbox_search", "prospect_create",
+                                                    "sequence_add_prospects"), (in_sequence(),)),
+         Step("scheduler", "a link for the partner", ("scheduling_links-create_single_use_scheduling_link",),
+              (link_for(),))),
+        (Change("crm.contacts", ("create",)), Change("crm.notes"), Change("crm.associations"), *SEQUENCING,
+         Change("scheduler.scheduling_links")),
+        (find_lead(),
+         create_contact(title=OUT(0, ".elements[0].title"), company=P("company"), lifecyclestage="lead",
+                        hubspot_owner_id=P("owner_id")),
+         call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"),
+              associations={"contactIds": [OUT(1, ".results[0].id | tonumber")]},
+              metadata={"timestamp": P("today"), "body": F("Referred by our partner {partner}.")}),
+         create_prospect(), enrol([OUT(3, ".data.id")]), link()),
+        forbidden=(NO_INMAIL,), mechanisms=("four_apps", "private_sequence", "single_use_link"),
+    ),
+)
