@@ -862,7 +862,7 @@ def list_to_crm(b: Builder, rng: Dice) -> dict[str, Any]:
              "jobtitle": people[1]["title"], "company": p["company"], "hubspot_owner_id": p["owner_id"]}  # fmt: skip
     repeat = int(add_prospect(b, attrs, account, ["exec"])["id"])
     add_state(b, repeat, SEQUENCE_IDS["Exec Intro"], "finished", iso(b.start - timedelta(days=40)))
-    return {**p, "people": people, "list_name": list_name, "known_id": key, "repeat": repeat,
+    return {**p, "people": people, "list_name": list_name, "list_id": list_id, "known_id": key, "repeat": repeat,
             "sequence_id": SEQUENCE_IDS["Exec Intro"], "name": people[2]["name"], "email": people[2]["email"],
             "tz": rng.choice(TIMEZONES), **slot(b, rng, "discovery")}  # fmt: skip
 

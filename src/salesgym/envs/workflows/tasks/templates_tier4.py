@@ -1518,3 +1518,333 @@ CATALOGUE.add(
         forbidden=(NO_INMAIL,), mechanisms=("four_apps", "private_sequence", "single_use_link"),
     ),
 )
+
+
+# --- enrichment and hygiene ---------------------------------------------------------------------------------------
+CATALOGUE.add(
+    Template(
+        "enrich-route-by-seniority", "enrichment", "Enrich titles and route by seniority",
+        "The three contacts have their profile titles; VP+ are in Exec Intro and the rest in SQL Outbound; the most "
+        "senior is booked for a deep dive, logged.",
+        "Three contacts at {company} have no job title in the CRM. Fill in each one's title from their Sales "
+        "Navigator profile; then create each as a prospect on the {company} account owned by {owner}: VP-level and "
+        "more senior go into \"Exec Intro\", everyone else into \"SQL Outbound\", from {owner}'s mailbox. Book the "
+        "most senior of them the earliest Technical Deep Dive on or after {after} (time zone {tz}) and log it on "
+        "their contact.",
+        FOUR, fx.route_by_seniority,
+        (Step("prospecting", "read the profiles", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "write the titles", ("hubspot-batch-update-objects",),
+              (every_person("titles from the profiles", 'crm("contacts"; $x.contact_id) | .properties.jobtitle == '
+                            "$x.title"),)),
+         Step("sequencer", "route by seniority", ("prospect_create", "sequence_add_prospects"),
+              (in_sequence("$people[1].email", "$intro_id", name="the VP in Exec Intro"),
+               in_sequence("$people[2].email", "$intro_id", name="the CXO in Exec Intro"),
+               in_sequence("$people[0].email", "$sql_id", name="the manager in SQL Outbound"))),
+         Step("scheduler", "book the most senior", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it", ("hubspot-create-engagement",), (logged("$contact_id"),))),
+        (Change("crm.contacts", ("update",), P("contact_ids"), ("jobtitle",)), *MEETING, *SEQUENCING, *BOOKING),
+        (call("sales_search_leads", company=[P("company")]),
+         call("hubspot-batch-update-objects", objectType="contacts", inputs=P("updates")),
+         people_prospect(0), people_prospect(1), people_prospect(2),
+         enrol([OUT(3, ".data.id"), OUT(4, ".data.id")], P("intro_id")), enrol([OUT(2, ".data.id")], P("sql_id")),
+         book(P("name"), P("email")), log_meeting([P("contact_id_int")], P("owner_int"), "Technical deep dive")),
+        read_only=("prospecting",), mechanisms=("four_apps", "enrichment", "read_only_app", "open_slots"),
+    ),
+    Template(
+        "enrich-headcount-route", "enrichment", "Route by the headcount Sales Navigator reports",
+        "The company's headcount comes from its Sales Navigator account; the lead is in the sequence its size "
+        "calls for (finishing their webinar enrolment only when the exclusive nurture needs it), with their "
+        "title, booked and logged.",
+        "Fill in {company}'s number of employees in the CRM from its Sales Navigator account. Then route {name} "
+        "({email}): if {company} has 1,000 employees or more, they go into \"Enterprise Nurture\" (it is exclusive: "
+        "finish any other active enrolment of theirs first, do not delete it); otherwise into \"SQL Outbound\" "
+        "(leave their other enrolments running); from {owner}'s mailbox. Fill in their CRM job title from their "
+        "profile too, and book them the earliest 30 Minute Demo on or after {after} (time zone {tz}), logged on "
+        "their contact.",
+        FOUR, fx.headcount_route,
+        (Step("prospecting", "read the account and the profile", ("sales_search_accounts", "sales_search_leads"),
+              (NO_INMAIL_SENT,)),
+         Step("crm", "headcount and title", ("hubspot-batch-update-objects",),
+              (A("headcount from the account", 'crm("companies"; $company_id) | .properties.numberofemployees',
+                 "equals", P("headcount")), prop("title from the profile", "jobtitle", P("title")))),
+         Step("sequencer", "the sequence the size calls for", ("sequence_state_search", "sequence_add_prospects"),
+              (in_sequence(), state_is("$webinar_state", P("webinar_expected"), "the webinar enrolment as the rule "
+                                       "needs"))),
+         Step("scheduler", "book the demo", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it", ("hubspot-create-engagement",), (meeting_logged(),))),
+        (Change("crm.companies", ("update",), P("company_id"), ("numberofemployees",)),
+         Change("crm.contacts", ("update",), P("contact_id"), ("jobtitle",)), *MEETING,
+         Change("sequencer.sequence_states", ("create",)), state_changed("webinar_state"), *BOOKING),
+        (call("sales_search_accounts", keywords=P("company")), find_lead(),
+         call("hubspot-batch-update-objects", objectType="companies", inputs=[
+             {"id": P("company_id"), "properties": {"numberofemployees": OUT(0, ".elements[0].headcount | "
+                                                                                "tostring")}}]),
+         update_contact(P("contact_id"), jobtitle=OUT(1, ".elements[0].title")), P("webinar_step"),
+         enrol([P("prospect_id")]), book(P("name"), P("email")), log_meeting([P("contact_id_int")], P("owner_int"))),
+        read_only=("prospecting",), mechanisms=("four_apps", "exclusive_sequence", "enrichment", "conditional_rule"),
+    ),
+    Template(
+        "hygiene-double-booking", "hygiene", "Clean up a double booking",
+        "The later duplicate demo is canceled with a reason and the earlier one kept and logged; the title is "
+        "filled in and the webinar enrolment finished.",
+        "{name} ({email}) at {company} ended up with two 30 Minute Demos. Keep the earlier one and cancel the other "
+        "(say why); log the kept demo on their CRM contact with its exact start and end; fill in their CRM job title "
+        "from Sales Navigator; and, now that they have a meeting, finish their \"Webinar Follow-up\" enrolment (do "
+        "not delete it).",
+        FOUR, fx.double_booking,
+        (Step("scheduler", "cancel the duplicate", ("meetings-list_events", "meetings-cancel_event"),
+              (canceled(), A("the earlier one kept", ".scheduler.scheduled_events[] | select(.uri | endswith("
+                             "$kept_uuid)) | .status", "equals", "active"))),
+         Step("crm", "log the kept demo", ("hubspot-create-engagement",), (logged("$contact_id"),)),
+         Step("prospecting", "read the title", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "fill in the title", ("hubspot-batch-update-objects",),
+              (prop("title from the profile", "jobtitle", P("title")),)),
+         Step("sequencer", "stop the webinar follow-up", ("sequence_state_finish",), (state_is("$state_id"),))),
+        (*cancel_changes(), *MEETING, Change("crm.contacts", ("update",), P("contact_id"), ("jobtitle",)),
+         state_changed()),
+        (call("meetings-cancel_event", uuid=P("old_uuid"), reason="Duplicate booking: keeping the earlier demo."),
+         meeting([P("contact_id_int")], title="Demo"), find_lead(),
+         update_contact(P("contact_id"), jobtitle=OUT(2, ".elements[0].title")), finish()),
+        read_only=("prospecting",), mechanisms=("four_apps", "cancel_reason", "finish_not_delete"),
+    ),
+    Template(
+        "hygiene-job-change-sweep", "hygiene", "Sweep a sequenced account for job changes",
+        "Whoever left is updated and unqualified, their enrolment finished and call canceled; everyone else is "
+        "untouched and still active.",
+        "Sweep {company} for job changes: check on Sales Navigator each of the contacts there whom we are "
+        "sequencing in \"SQL Outbound\". Whoever has left gets their CRM company and job title updated to their new "
+        "ones and lead status Unqualified, their enrolment finished (do not delete it) and their upcoming Discovery "
+        "Call canceled (say why). Leave everyone else as they are.",
+        FOUR, fx.job_change_sweep,
+        (Step("sequencer", "who is sequenced", ("prospect_search", "sequence_state_search"),
+              (state_is("$leaver.state_id"),
+               A("the others still active", 'every($stayed; . as $x | $doc | .sequencer.sequence_states[] | '
+                 'select(.id == $x.state_id) | .attributes.state == "active")'))),
+         Step("prospecting", "check each profile", ("get_sales_profile",), (NO_INMAIL_SENT,)),
+         Step("crm", "update the leaver", ("hubspot-batch-update-objects",),
+              (prop("new company", "company", P("new_company"), 'crm("contacts"; $leaver.contact_id)'),
+               prop("new title", "jobtitle", P("new_title"), 'crm("contacts"; $leaver.contact_id)'),
+               prop("unqualified", "hs_lead_status", "UNQUALIFIED", 'crm("contacts"; $leaver.contact_id)'))),
+         Step("scheduler", "cancel the leaver's call", ("meetings-list_events", "meetings-cancel_event"),
+              (canceled(),))),
+        (state_changed("leaver.state_id"),
+         Change("crm.contacts", ("update",), P("leaver.contact_id"), ("company", "jobtitle", "hs_lead_status")),
+         *cancel_changes()),
+        (call("get_sales_profile", lead_id=P("leaver.lead_id")),
+         update_by("leaver.contact_id", company=OUT(0, ".current_company"), jobtitle=OUT(0, ".current_title"),
+                   hs_lead_status="UNQUALIFIED"),
+         finish("leaver.state_id"),
+         call("meetings-cancel_event", uuid=P("old_uuid"), reason="The contact has left the company.")),
+        read_only=("prospecting",), forbidden=(NO_INMAIL,),
+        mechanisms=("four_apps", "left_account", "cancel_reason", "finish_not_delete"),
+    ),
+    Template(
+        "hygiene-wrong-account", "hygiene", "Refile a lead an import put under the wrong company",
+        "The contact's company field and association and the prospect's account point to the right company; the "
+        "lead is in SQL Outbound, booked and logged.",
+        "{name} ({email}) works at {company}, but an import filed them under {wrong_company}: their CRM contact's "
+        "company field says {wrong_company} and is not associated to any company, and their prospect sits on the "
+        "{wrong_company} account. Confirm their employer on Sales Navigator, then fix the CRM contact (the company "
+        "field, and an association to {company}) and move their prospect to the {company} account. Then add them to "
+        "\"SQL Outbound\" from {owner}'s mailbox, book the earliest 30 Minute Demo on or after {after} (time zone "
+        "{tz}) and log it on their contact.",
+        FOUR, fx.wrong_account,
+        (Step("prospecting", "confirm the employer", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "fix the contact", ("hubspot-batch-update-objects", "hubspot-batch-create-associations"),
+              (prop("company field", "company", P("company")), on_company())),
+         Step("sequencer", "move and sequence the prospect", ("account_search", "prospect_update",
+                                                              "sequence_add_prospects"), (in_sequence(),)),
+         Step("scheduler", "book the demo", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it", ("hubspot-create-engagement",), (meeting_logged(),))),
+        (Change("crm.contacts", ("update",), P("contact_id"), ("company",)), *MEETING,
+         Change("sequencer.prospects", ("update",), P("prospect_id"), ("account",)),
+         Change("sequencer.sequence_states"), *BOOKING),
+        (find_lead(), update_contact(P("contact_id"), company=P("company")),
+         call("hubspot-batch-create-associations", fromObjectType="contacts", toObjectType="companies", inputs=[
+             {"from": {"id": P("contact_id")}, "to": {"id": P("company_id")}, "types": [{"associationTypeId": 279}]}]),
+         call("prospect_update", id=P("prospect_id"), attrs={}, accountId=P("account_id")),
+         enrol([P("prospect_id")]), book(P("name"), P("email")), log_meeting([P("contact_id_int")], P("owner_int"))),
+        read_only=("prospecting",), mechanisms=("four_apps", "to_one_relationships", "association_types"),
+    ),
+    Template(
+        "enrich-list-to-crm", "enrichment", "Carry a lead list into the CRM and the sequencer",
+        "Every listed lead is one CRM contact and one prospect; the new ones are in Exec Intro, the one who has "
+        "been through it is not re-enrolled; the one who asked is booked and logged.",
+        "Our Sales Navigator lead list \"{list_name}\" holds {company} people who are not all in our other tools "
+        "yet. Make sure each is a CRM contact on {company} with their profile title (email "
+        "firstname.lastname@{domain}, lower case; never duplicate anyone already there) and a prospect on the "
+        "{company} account owned by {owner}, and put them in \"Exec Intro\" from {owner}'s mailbox, except anyone "
+        "who has been through Exec Intro before. {name} asked to talk: book them the earliest Discovery Call on or "
+        "after {after} (time zone {tz}) and log it on their contact.",
+        FOUR, fx.list_to_crm,
+        (Step("prospecting", "read the list", ("get_lead_lists", "get_lead_list_members"), (NO_INMAIL_SENT,)),
+         Step("crm", "one contact each", ("hubspot-search-objects", "hubspot-batch-create-objects"),
+              (*PEOPLE_CONTACTS, A("the known contact kept", "contact($people[0].email) | .id", "equals",
+                                   P("known_id")))),
+         Step("sequencer", "one prospect each, new ones sequenced", ("prospect_search", "prospect_create",
+                                                                     "sequence_add_prospects"),
+              (every_person("one prospect each", "[prospect($x.email)] | length == 1"),
+               people_in_sequence(people="[$people[0], $people[2]]"),
+               A("no re-enrolment", "states($repeat; $sequence_id) | length", "equals", 1))),
+         Step("scheduler", "book the call", ("meetings-create_invitee",), booked("$email")),
+         Step("crm", "log it", ("hubspot-create-engagement",), (logged(),))),
+        (Change("crm.contacts", ("create",)), *MEETING, *SEQUENCING, *BOOKING),
+        (call("get_lead_list_members", list_id=P("list_id")),
+         people_contacts((1, 2), company=P("company")), people_prospect(0), people_prospect(2),
+         enrol([OUT(2, ".data.id"), OUT(3, ".data.id")]), book(P("name"), P("email")),
+         log_meeting([OUT(1, ".results[1].id | tonumber")], P("owner_int"), "Discovery call")),
+        forbidden=(NO_INMAIL,), mechanisms=("four_apps", "unique_email", "no_upsert", "no_reenrolment"),
+    ),
+    Template(
+        "hygiene-cancellation-recovery", "hygiene", "Recover from an invitee's cancellation",
+        "The canceled demo is logged as canceled, the lead is marked bad timing with a current title, in Win-back, "
+        "and a fresh demo link exists.",
+        "{name} ({email}) at {company} canceled their 30 Minute Demo. Read why in the scheduler. In the CRM, log the "
+        "canceled meeting on their contact with the booking's start and end and outcome Canceled, and set their lead "
+        "status to Bad timing; correct their job title from Sales Navigator (it is out of date); put their prospect "
+        "into \"Win-back\" from {owner}'s mailbox (they have been through SQL Outbound already); and create a "
+        "single-use 30 Minute Demo link for when they are ready.",
+        FOUR, fx.cancellation_recovery,
+        (Step("scheduler", "read the cancellation, make a link", ("meetings-list_events",
+                                                                  "scheduling_links-create_single_use_scheduling_link"),
+              (link_for(),)),
+         Step("crm", "log the cancellation", ("hubspot-create-engagement", "hubspot-batch-update-objects"),
+              (logged("$contact_id", "CANCELED"), prop("bad timing", "hs_lead_status", "BAD_TIMING"))),
+         Step("prospecting", "read the title", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "correct the title", ("hubspot-batch-update-objects",),
+              (prop("title from the profile", "jobtitle", P("title")),)),
+         Step("sequencer", "win-back", ("sequence_add_prospects",), (in_sequence(),))),
+        (Change("scheduler.scheduling_links"), *MEETING,
+         Change("crm.contacts", ("update",), P("contact_id"), ("hs_lead_status", "jobtitle")),
+         Change("sequencer.sequence_states", ("create",))),
+        (link(), meeting([P("contact_id_int")], title="Demo", outcome="CANCELED"), find_lead(),
+         update_contact(P("contact_id"), hs_lead_status="BAD_TIMING", jobtitle=OUT(2, ".elements[0].title")),
+         enrol([P("prospect_id")])),
+        read_only=("prospecting",), mechanisms=("four_apps", "no_reenrolment", "single_use_link"),
+    ),
+    Template(
+        "hygiene-timezone-fix", "hygiene", "Rebook a call made in the wrong time zone",
+        "The wrong booking is canceled with a reason and the same slot rebooked in the real time zone, logged, the "
+        "title filled in, and a confirmation task due the day before.",
+        "{name} ({email}) at {company} is booked for a Discovery Call at {start}, but the booking was made in the "
+        "wrong time zone; {requester} knows their real one (ask). Rebook them at the same time in the right time "
+        "zone (cancel the old booking, saying why, then book the same start), log the call on their CRM contact, "
+        "fill in their CRM job title from Sales Navigator, and create an email task for their prospect in the "
+        "sequencer due at 09:00 UTC the day before the call, to confirm it.",
+        FOUR, fx.timezone_fix,
+        (Step("scheduler", "cancel, then rebook the same slot", ("meetings-cancel_event", "meetings-create_invitee"),
+              (canceled(), *booked("$email"))),
+         Step("crm", "log the call", ("hubspot-create-engagement",), (logged("$contact_id"),)),
+         Step("prospecting", "read the title", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "fill in the title", ("hubspot-batch-update-objects",),
+              (prop("title from the profile", "jobtitle", P("title")),)),
+         Step("sequencer", "a confirmation task", ("prospect_search", "task_create"),
+              (A("an email task due the day before", "[.sequencer.tasks[]? | select(rel(\"prospect\") == $prospect_id"
+                 " and .attributes.action == \"email\" and .attributes.dueAt == $reminder_due)] | length", "equals",
+                 1),))),
+        (Change("scheduler.scheduled_events", ("create",)), *cancel_changes(),
+         Change("scheduler.invitees", ("create",)), *MEETING,
+         Change("crm.contacts", ("update",), P("contact_id"), ("jobtitle",)), Change("sequencer.tasks")),
+        (call("ask_requester", question="What is their real time zone?"),
+         call("meetings-cancel_event", uuid=P("old_uuid"), reason="Booked in the wrong time zone; rebooking."),
+         book(P("name"), P("email")), meeting([P("contact_id_int")], title="Discovery call"), find_lead(),
+         update_contact(P("contact_id"), jobtitle=OUT(4, ".elements[0].title")),
+         call("task_create", prospectId=P("prospect_id"), action="email", dueAt=P("reminder_due"),
+              note="Confirm the discovery call.")),
+        facts=(TZ,), read_only=("prospecting",), requester_role="the account executive",
+        mechanisms=("four_apps", "open_slots", "cancel_reason", "hidden_fact"),
+    ),
+)
+
+# --- two more: a two-meeting deal and a warm introduction ---------------------------------------------------------
+CATALOGUE.add(
+    Template(
+        "pipeline-two-stakeholders", "pipeline", "Book a demo and a technical session for two stakeholders",
+        "The engineering director is a contact on the deal and in Exec Intro; the champion has the earliest demo "
+        "and the director the earliest deep dive, each logged on the deal and the attendee; the deal is at "
+        "Presentation Scheduled.",
+        "Progress the \"{deal_name}\" deal: {name} ({email}) wants a demo, with their Director of Engineering in a "
+        "technical session. Find {company}'s Director of Engineering on Sales Navigator; add them to the CRM as a "
+        "contact on {company} (email firstname.lastname@{domain}, lower case, title from the profile) associated to "
+        "the deal, and create them as a prospect on the {company} account owned by {owner} in \"Exec Intro\" from "
+        "{owner}'s mailbox. Book {name} the earliest 30 Minute Demo on or after {after}, and the director the "
+        "earliest Technical Deep Dive on or after {eng_after} (both in time zone {tz}); log each meeting on the deal "
+        "and on its attendee's contact; and move the deal to Presentation Scheduled.",
+        FOUR, fx.two_stakeholders,
+        (Step("prospecting", "find the director", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+         Step("crm", "the director on the deal", ("hubspot-batch-create-objects", "hubspot-batch-update-objects"),
+              (one_contact("$eng_email"), prop("title from the profile", "jobtitle", P("eng_title"),
+                                               "contact($eng_email)"),
+               on_company("$eng_email"),
+               A("on the deal", 'contact($eng_email) | .id as $c | $doc | linked("deals"; $deal_id; "contacts"; 3) | '
+                 "index($c) != null"),
+               deal_prop("Presentation Scheduled", "dealstage", "presentationscheduled"))),
+         Step("sequencer", "Exec Intro for the director", ("prospect_create", "sequence_add_prospects"),
+              (in_sequence("$eng_email"),)),
+         Step("scheduler", "book both", ("meetings-create_invitee",),
+              (*booked("$email"),
+               A("the director's deep dive at the expected slot", 'events_of($eng_email) | map(select(.status == '
+                 '"active")) | map([.start_time, .event_type, .invitee.timezone])', "equals",
+                 [[P("eng_start"), P("eng_event_type"), P("tz")]]))),
+         Step("crm", "log both", ("hubspot-create-engagement",),
+              (logged("$contact_id"), on_deal(),
+               logged("(contact($eng_email) | .id)", start="$eng_start", end="$eng_end"),
+               on_deal(start="$eng_start")))),
+        (Change("crm.contacts", ("create",)), Change("crm.deals", ("update",), P("deal_id"), ("dealstage",)),
+         *MEETING, *SEQUENCING, *BOOKING),
+        (call("sales_search_leads", company=[P("company")], seniority_level=["Director"],
+              function_area=["Engineering"]),
+         call("hubspot-batch-create-objects", objectType="contacts", inputs=[
+             {"properties": {"email": P("eng_email"), "firstname": P("eng_first"), "lastname": P("eng_last"),
+                             "jobtitle": OUT(0, ".elements[0].title"), "company": P("company")},
+              "associations": [{"to": {"id": P("company_id")}, "types": [{"associationTypeId": 279}]},
+                               {"to": {"id": P("deal_id")}, "types": [{"associationTypeId": 4}]}]}]),
+         create_prospect(P("eng_email"), P("eng_first"), P("eng_last")), enrol([OUT(2, ".data.id")]),
+         book(P("name"), P("email")),
+         call("meetings-create_invitee", event_type=P("eng_event_type"), start_time=P("eng_start"),
+              invitee={"name": P("eng_name"), "email": P("eng_email"), "timezone": P("tz")}),
+         meeting([P("contact_id_int")], [P("deal_id_int")], "Demo"),
+         meeting([OUT(1, ".results[0].id | tonumber")], [P("deal_id_int")], "Technical deep dive", "eng_start",
+                 "eng_end"),
+         call("hubspot-batch-update-objects", objectType="deals",
+              inputs=[{"id": P("deal_id"), "properties": {"dealstage": "presentationscheduled"}}])),
+        forbidden=(NO_INMAIL,), mechanisms=("four_apps", "open_slots", "association_types", "stage_in_pipeline"),
+    ),
+    Template(
+        "outbound-teamlink-intro", "outbound", "Ask for a warm intro where a colleague knows the lead",
+        "The VP+ engineering leaders are CRM contacts; the one with a TeamLink connection has a warm-intro task "
+        "carrying a deep-dive link and no sequence; the others are in Exec Intro.",
+        "Start outreach to {company}'s VP-level and more senior Engineering leaders. Add each to the CRM as a contact "
+        "on {company} (email firstname.lastname@{domain}, lower case, title from the profile). Whoever has a "
+        "TeamLink connection (a colleague of ours knows them) is not sequenced: log a CRM task \"Ask for a warm intro "
+        "to <their full name>\" on their contact, due {due}, with a single-use Technical Deep Dive link in its body. "
+        "Everyone else: create them as prospects on the {company} account owned by {owner}, in \"Exec Intro\" from "
+        "{owner}'s mailbox.",
+        FOUR, fx.teamlink_intro,
+        (Step("prospecting", "find the leaders and their connections", ("sales_search_leads", "get_sales_profile"),
+              (NO_INMAIL_SENT,)),
+         Step("crm", "add the contacts", ("hubspot-batch-create-objects",), PEOPLE_CONTACTS),
+         Step("scheduler", "a deep-dive link", ("scheduling_links-create_single_use_scheduling_link",),
+              (link_for(),)),
+         Step("crm", "the warm-intro task", ("hubspot-create-engagement",),
+              (A("the task, due on time, with the link", f". as $d | {LINK_URLS}[0] as $url | $d | contact($warm.email)"
+                 ' | .id as $c | $d | engagements("tasks"; $c) | map(select(.properties.hs_task_subject == ("Ask for a '
+                 'warm intro to " + $warm.name) and .properties.hs_timestamp == $due and (.properties.hs_task_body | '
+                 "contains($url)))) | length", "equals", 1),)),
+         Step("sequencer", "sequence the others", ("prospect_create", "sequence_add_prospects"),
+              (people_in_sequence(people="$cold"),
+               A("the warm lead is not sequenced", "[prospect($warm.email)] | length", "equals", 0)))),
+        (Change("crm.contacts", ("create",)), Change("crm.associations"), Change("crm.tasks"),
+         Change("scheduler.scheduling_links"), *SEQUENCING),
+        (call("sales_search_leads", company=[P("company")], seniority_level=["VP", "CXO"],
+              function_area=["Engineering"]),
+         call("get_sales_profile", lead_id=P("warm.lead_id")), people_contacts((0, 1, 2), company=P("company")),
+         link(),
+         call("hubspot-create-engagement", type="TASK", ownerId=P("owner_int"),
+              associations={"contactIds": [OUT(2, ".results[1].id | tonumber")]},
+              metadata={"timestamp": P("due"), "subject": F("Ask for a warm intro to {warm[name]}"),
+                        "body": OUT(3, '"Offer them a deep dive: " + .resource.booking_url')}),
+         people_prospect(0), people_prospect(2), enrol([OUT(5, ".data.id"), OUT(6, ".data.id")])),
+        forbidden=(NO_INMAIL,), mechanisms=("four_apps", "teamlink", "single_use_link", "filter_and"),
+    ),
+)
