@@ -14,7 +14,8 @@ SEEDS = (0, 7, 123)
 
 @pytest.mark.parametrize("template", sorted(TEMPLATES))
 def test_reference_solution_passes_and_doing_nothing_fails(template: str) -> None:
-    for seed in SEEDS:
+    many = TEMPLATES[template].fixture.__module__.endswith("fixtures_tier4")  # fifty of them: two seeds each
+    for seed in SEEDS[:2] if many else SEEDS:
         env = workflow(template, seed)
         idle = env.clone()
         results = play_reference(env)
@@ -25,8 +26,8 @@ def test_reference_solution_passes_and_doing_nothing_fails(template: str) -> Non
                                                                if not a["passed"]], score["violations"])
         assert done["reward"] == 1.0 == score["primary"] and score["partial"] == 1.0
         nothing = step(idle, "finish_task", summary="nothing")
-        assert nothing["reward"] == 0.0 and not idle.score()["passed"]
-        assert idle.score()["partial"] < 1.0
+        idle_score = idle.score()
+        assert nothing["reward"] == 0.0 and not idle_score["passed"] and idle_score["partial"] < 1.0
 
 
 def test_every_tier_is_covered_and_blueprints_are_data() -> None:
@@ -36,6 +37,32 @@ def test_every_tier_is_covered_and_blueprints_are_data() -> None:
         t.check()
         assert t.solution and t.steps and t.mechanisms, t.id
         assert {s.app for s in t.steps} == set(t.apps), f"{t.id}: every app of the task has a step"
+
+
+def test_at_least_fifty_four_app_templates_each_a_distinct_workflow() -> None:
+    four = [t for t in TEMPLATES.values() if t.tier == 4]
+    assert len(four) >= 50
+    for field in ("title", "goal", "prompt"):
+        values = [getattr(t, field) for t in TEMPLATES.values()]
+        assert len(set(values)) == len(values), f"two templates share a {field}"
+    assert len({t.motion for t in four}) >= 6  # inbound, outbound, pipeline, re-engagement, handoff, hygiene...
+    for t in four:
+        assert not set(t.read_only) >= {"crm", "sequencer", "scheduler"}, t.id  # real writes, not four lookups
+        assert len(set(t.mechanisms) - {"four_apps"}) >= 2, t.id  # the rules that bite, beyond the app count
+    mechanisms = Counter(m for t in four for m in t.mechanisms if m != "four_apps")
+    assert len(mechanisms) >= 20 and max(mechanisms.values()) <= len(four) // 3  # no single rule does all the work
+
+
+def test_the_catalogue_order_is_fixed() -> None:
+    """The tier-4 module registers after the templates of ``templates.py``, so the declaration order (the seed's
+    draw) does not depend on which module is imported first."""
+    import subprocess
+    import sys
+
+    code = ("import salesgym.envs.workflows.tasks.templates_tier4 as t4; "
+            "from salesgym.envs.workflows.tasks.templates import TEMPLATES; print(','.join(TEMPLATES))")  # fmt: skip
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert first == ",".join(TEMPLATES)
 
 
 def test_instances_are_seeded_and_reset_is_fast() -> None:

@@ -9,7 +9,7 @@ template is about (an opted-out prospect, a locked user, a left account, a past 
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from salesgym.core.rng import Dice
@@ -20,8 +20,8 @@ from salesgym.envs.workflows.population import (
     REGIONS,
     RENEWAL_PIPELINE,
     TITLES,
-    Builder,
     TLDS,
+    Builder,
     account_for,
     add_contact,
     add_deal,
@@ -42,7 +42,6 @@ from salesgym.envs.workflows.tasks.fixtures import (
     company,
     earliest,
     mailbox_of,
-    new_company,
     owner_name,
 )
 
@@ -117,7 +116,7 @@ def scene(b: Builder, rng: Dice, *, kind: str = "demo", contact: bool = True, li
                            **owner_params(b, props["hubspot_owner_id"]), **slot(b, rng, kind)}  # fmt: skip
     out["contact_email"], out["contact_name"] = out["email"], out["name"]
     if contact:
-        key, record = add_contact(b, rng, comp, ckey, lifecycle=lifecycle, jobtitle=jobtitle, lead_status=lead_status,
+        key, _ = add_contact(b, rng, comp, ckey, lifecycle=lifecycle, jobtitle=jobtitle, lead_status=lead_status,
                                   person=(first, last))  # fmt: skip
         out["contact_id"], out["contact_id_int"] = key, int(key)
     if prospect:
@@ -328,9 +327,9 @@ def _company_params(b: Builder, ckey: str, comp: dict[str, Any], account: dict[s
 def free_inmails(b: Builder, rng: Dice) -> dict[str, Any]:
     ckey, comp, account = _target_company(b, rng)
     name = comp["properties"]["name"]
-    reach = [dict(degree=1, open_profile=False), dict(degree=3, open_profile=True), dict(degree=2, open_profile=False)]
-    leads = [add_lead(b, rng, b.person(rng), name, function="Sales", level=3 + i % 2, **kw)
-             for i, kw in enumerate(reach)]  # fmt: skip
+    reach = ((1, False), (3, True), (2, False))  # (degree, Open Profile): two free to reach, one not
+    leads = [add_lead(b, rng, b.person(rng), name, function="Sales", level=3 + i % 2, degree=degree,
+                      open_profile=open_profile) for i, (degree, open_profile) in enumerate(reach)]  # fmt: skip
     add_lead(b, rng, b.person(rng), name, function="Sales", level=2, degree=1)  # a decoy below VP
     add_lead(b, rng, b.person(rng), name, function="Marketing", level=4, open_profile=True)  # another function
     b.rows("prospecting.credits")["inmail"] = {**b.rows("prospecting.credits")["inmail"], "available": 0}
@@ -441,7 +440,7 @@ def inmail_reply(b: Builder, rng: Dice) -> dict[str, Any]:
     others = [add_lead(b, rng, b.person(rng), p["company"], level=4) for _ in range(2)]
     sent = b.start - timedelta(days=6)
     for lead, replied in ((others[0], False), ({"lead_id": p["lead_id"], "urn": p["urn"]}, True), (others[1], False)):
-        key, n = b.key("prospecting.inmails")
+        key, _ = b.key("prospecting.inmails")
         b.put("prospecting.inmails", key, {"id": key, "recipient_urn": lead["urn"], "lead_id": lead["lead_id"],
               "subject": "Quick question", "body": "Would a short demo be useful?", "sent_at": iso(sent),
               "credit_spent": True, "replied": replied}, "fixture")  # fmt: skip
@@ -792,7 +791,8 @@ def headcount_route(b: Builder, rng: Dice) -> dict[str, Any]:
     big = headcount >= 1000
     finish = {"tool": "sequence_state_finish", "args": {"id": p["webinar_state"]}}
     look = {"tool": "sequence_state_search", "args": {"prospectId": p["prospect_id"]}}
-    return {**p, "headcount": str(headcount), "sequence_id": EXCLUSIVE_SEQUENCE if big else SEQUENCE_IDS["SQL Outbound"],
+    return {**p, "headcount": str(headcount),
+            "sequence_id": EXCLUSIVE_SEQUENCE if big else SEQUENCE_IDS["SQL Outbound"],
             "webinar_expected": "finished" if big else "active",
             "webinar_step": finish if big else look}  # the reference finishes it only when the rule needs it
 
@@ -831,7 +831,7 @@ def job_change_sweep(b: Builder, rng: Dice) -> dict[str, Any]:
 
 def wrong_account(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, lifecycle=SQL_STAGE, lead_status="OPEN", jobtitle=None)
-    okey, other = other_company(b, rng, p["company"])
+    _, other = other_company(b, rng, p["company"])
     contact = b.rows("crm.contacts")[p["contact_id"]]
     contact["properties"] = {**contact["properties"], "company": other["properties"]["name"]}
     for key in [k for k, a in b.rows("crm.associations").items()

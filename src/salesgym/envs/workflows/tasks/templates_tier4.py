@@ -57,7 +57,7 @@ def no_state(pid: str, seq: str, n: int = 0, name: str = "not sequenced") -> A:
     return A(name, f"states({pid}; {seq}) | length", "equals", n)
 
 
-def state_is(state_id: str, state: str = "finished", name: str = "the state is finished, not deleted") -> A:
+def state_is(state_id: str, state: object = "finished", name: str = "the state is finished, not deleted") -> A:
     return A(name, f".sequencer.sequence_states[] | select(.id == {state_id}) | .attributes.state", "equals", state)
 
 
@@ -66,8 +66,8 @@ def one_prospect(email: str = "$email") -> A:
 
 
 def link_for(event_type: str = "$event_type", n: int = 1) -> A:
-    return A("a single-use link for the event type", f"[.scheduler.scheduling_links[]? | select(.owner == {event_type})]"
-             " | length", "equals", n)  # fmt: skip
+    return A("a single-use link for the event type",
+             f"[.scheduler.scheduling_links[]? | select(.owner == {event_type})] | length", "equals", n)
 
 
 def canceled(uuid: str = "$old_uuid") -> A:
@@ -403,13 +403,15 @@ CATALOGUE.add(
 # --- outbound -----------------------------------------------------------------------------------------------------
 def people_contacts(indexes: tuple[int, ...], deal: bool = False, **props: object) -> dict[str, object]:
     """One batch creating ``people.<i>`` as contacts on the company (and the deal), title from the profile."""
-    links = [{"to": {"id": P("company_id")}, "types": [{"associationTypeId": 279}]}]
+    links: list[dict[str, object]] = [{"to": {"id": P("company_id")}, "types": [{"associationTypeId": 279}]}]
     if deal:
         links.append({"to": {"id": P("deal_id")}, "types": [{"associationTypeId": 4}]})
-    return call("hubspot-batch-create-objects", objectType="contacts", inputs=[
-        {"properties": {"email": P(f"people.{i}.email"), "firstname": P(f"people.{i}.first"),
-                        "lastname": P(f"people.{i}.last"), "jobtitle": P(f"people.{i}.title"), **props},
-         "associations": links} for i in indexes])  # fmt: skip
+    def properties(i: int) -> dict[str, object]:
+        return {"email": P(f"people.{i}.email"), "firstname": P(f"people.{i}.first"),
+                "lastname": P(f"people.{i}.last"), "jobtitle": P(f"people.{i}.title"), **props}
+
+    return call("hubspot-batch-create-objects", objectType="contacts",
+                inputs=[{"properties": properties(i), "associations": links} for i in indexes])
 
 
 def people_prospect(i: int, user: str = "user") -> dict[str, object]:
@@ -1232,8 +1234,9 @@ CATALOGUE.add(
         "and add their prospect to \"SQL Outbound\" from {owner}'s mailbox, or to \"Win-back\" if they have been "
         "through SQL Outbound before. Then create one single-use Discovery Call link for the group.",
         FOUR, fx.bad_timing,
-        (Step("crm", "find them", ("hubspot-search-objects",), (
-            prop("the leaver is still bad timing", "hs_lead_status", "BAD_TIMING", 'crm("contacts"; $people[0].contact_id)'),)),
+        (Step("crm", "find them", ("hubspot-search-objects",),
+              (prop("the leaver is still bad timing", "hs_lead_status", "BAD_TIMING",
+                    'crm("contacts"; $people[0].contact_id)'),)),
          Step("prospecting", "check who left", ("get_sales_profile",), (NO_INMAIL_SENT,)),
          Step("crm", "update them", ("hubspot-batch-update-objects",),
               (prop("the leaver's new company", "company", P("left_company"), 'crm("contacts"; $people[0].contact_id)'),
@@ -1447,7 +1450,8 @@ CATALOGUE.add(
         (call("hubspot-batch-update-objects", objectType="companies",
               inputs=[{"id": P("company_id"), "properties": {"hubspot_owner_id": P("new_owner_id")}}]),
          call("hubspot-batch-update-objects", objectType="contacts", inputs=[
-             {"id": P(f"people.{i}.contact_id"), "properties": {"hubspot_owner_id": P("new_owner_id")}} for i in (0, 1)]),
+             {"id": P(f"people.{i}.contact_id"), "properties": {"hubspot_owner_id": P("new_owner_id")}}
+             for i in (0, 1)]),
          finish("people.0.state_id"), finish("people.1.state_id"),
          enrol([P("people.0.prospect_id"), P("people.1.prospect_id")], P("handoff_id"), P("new_mailbox")),
          call("hubspot-create-engagement", type="MEETING", ownerId=P("new_owner_int"),
