@@ -92,9 +92,13 @@ def earliest(b: Builder, event_type: str, after: datetime, before: datetime | No
                 assert s is not None and e is not None
                 busy.append((s, e))
     et = b.rows("scheduler.event_types")[EVENT_TYPE[event_type]]
-    found = scheduler.open_slots(busy, et["duration"], after, before or after + timedelta(days=7), b.start)
-    assert found, "the scheduler has no open slot in a week"
-    return iso(found[0])
+    end, window = before or after + timedelta(days=7), after
+    while window < end:  # a day at a time: the first day with an open slot holds the earliest (none spans midnight)
+        found = scheduler.open_slots(busy, et["duration"], window, min(window + timedelta(days=1), end), b.start)
+        if found:
+            return iso(found[0])
+        window = (window + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    raise AssertionError("the scheduler has no open slot in a week")
 
 
 def add_booking(b: Builder, event_type: str, start: datetime, name: str, email: str, tz: str) -> dict[str, Any]:
