@@ -37,7 +37,9 @@ from salesgym.serve.models import (
     ToolsView,
 )
 from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
+from salesgym.serve.runs import Runs
 from salesgym.serve.store import Store
+from salesgym.serve.verifier_api import router as verifier_router
 
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 PROBLEMS: dict[int | str, dict[str, Any]] = {
@@ -239,6 +241,9 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
     async def hidden(session_id: SessionId, who: Operator) -> dict[str, Any]:
         truth: dict[str, Any] = manager.get(who, session_id).env.hidden_truth()
         return truth
+
+    app.state.runs = Runs()
+    app.include_router(verifier_router(app.state.runs), responses=PROBLEMS)  # the verifier API (verifier_api.py)
 
     @app.exception_handler(Exception)
     async def _bug(request: Request, err: Exception) -> JSONResponse:  # never expected: say so, no traceback

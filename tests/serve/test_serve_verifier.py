@@ -1,0 +1,148 @@
+"""The HTTP verifier API against a real uvicorn server on loopback (``salesgym serve``) and the real jq library:
+a task's reference end state stored app by app under one run and judged once gives the in-process verdict; roles;
+bad jq, operators, ids, apps and tables get a 4xx with a reason and change nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from serve_helpers import AGENT_A, AGENT_B, OPERATOR, Server, running
+
+pytest.importorskip("jq")
+
+from salesgym.envs.workflows.tools import OWNER_OF_TABLE  # noqa: E402
+from salesgym.envs.workflows.verifier import calls_of  # noqa: E402
+from tests.workflows.wf_helpers import play_reference, step, workflow  # noqa: E402
+
+COMPARED = ("passed", "partial", "primary", "assertions", "rubric", "steps", "invariant", "forbidden", "violations")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running(tmp_path_factory.mktemp("verifier"), "--no-access-log") as s:
+        yield s
+
+
+def _h(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _post(server: Server, path: str, body: Any = None, token: str = AGENT_A) -> httpx.Response:
+    return httpx.post(server.url + path, json=body, headers=_h(token), timeout=30)
+
+
+def _run(server: Server, template: str, seed: int, token: str = AGENT_A) -> str:
+    r = _post(server, "/runs", {"kwargs": {"template": template}, "seed": seed}, token)
+    assert r.status_code == 201, r.text
+    return str(r.json()["run_id"])
+
+
+def _store_episode(server: Server, run_id: str, env: Any) -> None:
+    """Each app stores its own tables under the run; then the agent's calls."""
+    for app in env._world.task.apps:
+        tables = {name.split(".", 1)[1]: rows for name, rows in env._state.tables.items()
+                  if OWNER_OF_TABLE.get(name) == app}
+        r = httpx.put(f"{server.url}/runs/{run_id}/state", json={"app": app, "tables": tables}, headers=_h(AGENT_A))
+        assert r.status_code == 200, r.text
+    calls = [{"tool": c["tool"], "args": c["args"] or {}, "status": "error" if c["refused"] else "ok"}
+             for c in calls_of(env._log)]
+    assert _post(server, f"/runs/{run_id}/calls", {"calls": calls}).status_code == 200
+
+
+@pytest.mark.parametrize("template", ["new-exec-full-cycle", "positive-reply", "inmail-reply-referral"])
+def test_a_cross_app_reference_state_stored_per_app_gets_the_in_process_verdict(server: Server,
+                                                                              template: str) -> None:
+    env = workflow(template, 5)
+    play_reference(env)
+    step(env, "finish_task", summary="done")
+    local = env.score()
+    assert local["passed"]
+    run_id = _run(server, template, 5)
+    _store_episode(server, run_id, env)
+    assert _post(server, f"/runs/{run_id}/verdict").status_code == 403  # an agent never sees the verdict
+    remote = _post(server, f"/runs/{run_id}/verdict", token=OPERATOR).json()
+    assert {k: remote[k] for k in COMPARED} == {k: local[k] for k in COMPARED}
+    again = _post(server, f"/runs/{run_id}/verdict", token=OPERATOR)
+    assert again.status_code == 409 and again.json()["error"] == "already_judged"
+    view = httpx.get(f"{server.url}/runs/{run_id}", headers=_h(OPERATOR)).json()
+    assert view["status"] == "judged" and view["verdict"]["passed"] and "verdict" not in httpx.get(
+        f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).json()
+
+
+def test_a_failing_episode_and_a_forbidden_attempt_get_the_same_verdict_remotely(server: Server) -> None:
+    env = workflow("enrich-contacts", 2)
+    play_reference(env, stop=1)  # the search only: no title written
+    refused = step(env, "send_inmail", recipient_urn="urn:li:fs_salesProfile:L0001", subject="Hi", body="Hello")
+    assert refused["status"] == "error"  # the prospecting app is read only here, and the attempt is forbidden
+    local = env.score()
+    run_id = _run(server, "enrich-contacts", 2)
+    _store_episode(server, run_id, env)
+    remote = _post(server, f"/runs/{run_id}/verdict", token=OPERATOR).json()
+    assert not remote["passed"] and remote["violations"] == local["violations"] == {"forbidden": 1}
+    assert {k: remote[k] for k in COMPARED} == {k: local[k] for k in COMPARED}
+
+
+def test_assertions_ad_hoc_and_the_tasks_own(server: Server) -> None:
+    run_id = _run(server, "crm-closed-won", 4)
+    ok = _post(server, f"/runs/{run_id}/assertions", {"assertions": [
+        {"name": "deals exist", "expr": ".crm.deals | length", "op": "gt", "expected": 0},
+        {"expr": '.crm.deals[] | select(.properties.dealstage == "closedwon") | .id', "op": "count", "expected": 99},
+    ]}).json()
+    assert ok["total"] == 2 and ok["passed"] == 1
+    first, second = ok["results"]
+    assert first["passed"] and first["name"] == "deals exist" and first["expr"] == ".crm.deals | length"
+    assert not second["passed"] and second["reason"].endswith("values") and second["expected"] == 99
+    # the task's own assertions hold expected values: the operator's only
+    assert _post(server, f"/runs/{run_id}/assertions", {"task": True}).status_code == 403
+    own = _post(server, f"/runs/{run_id}/assertions", {"task": True}, OPERATOR).json()
+    assert own["total"] >= 3 and own["passed"] < own["total"] and {r["step"] for r in own["results"]} == {1, 2}
+    # an agent's probe sees no hidden parameter: $amount does not exist for it
+    probe = _post(server, f"/runs/{run_id}/assertions", {"assertions": [{"expr": "$amount", "op": "exists"}]})
+    assert probe.status_code == 422 and "$amount is not defined" in probe.json()["detail"]
+    assert "$__in" not in probe.json()["detail"]  # jq's reason, not the wrapped program
+    seen = _post(server, f"/runs/{run_id}/assertions", {"assertions": [{"expr": "$amount", "op": "exists"}]},
+                 OPERATOR).json()
+    assert seen["passed"] == 1
+
+
+def _state(server: Server, run_id: str) -> Any:
+    return httpx.get(f"{server.url}/runs/{run_id}/state", headers=_h(AGENT_A)).json()
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status", "error"), [
+    ("post", "/assertions", {"assertions": [{"expr": ".crm.deals[", "op": "equals"}]}, 422, "bad_expression"),
+    ("post", "/assertions", {"assertions": [{"expr": ".crm", "op": "roughly"}]}, 422, "bad_operator"),
+    ("post", "/assertions", {"assertions": [{"expr": ".crm", "op": "exists"}], "task": True}, 422, "invalid_request"),
+    ("put", "/state", {"app": "crm", "tables": {"dealz": {}}}, 422, "unknown_table"),
+    ("put", "/state", {"app": "crm", "tables": {"deals": {"9001": "not a record"}}}, 422, "invalid_table"),
+    ("put", "/state", {"app": "scheduler", "tables": {}}, 404, "unknown_app"),
+    ("post", "/calls", {"calls": [{"tool": "drop_database", "args": {}}]}, 422, "unknown_tool"),
+    ("post", "/calls", {"calls": [{"tool": "finish_task", "status": "maybe"}]}, 422, "invalid_request"),
+])
+def test_bad_requests_get_a_4xx_with_a_reason_and_change_nothing(server: Server, method: str, path: str,
+                                                                body: Any, status: int, error: str) -> None:
+    run_id = _run(server, "crm-closed-won", 4)
+    before = _state(server, run_id)
+    r = httpx.request(method.upper(), f"{server.url}/runs/{run_id}{path}", json=body, headers=_h(AGENT_A))
+    assert r.status_code == status and r.json()["error"] == error and r.json()["detail"], r.text
+    assert _state(server, run_id) == before
+    view = httpx.get(f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).json()
+    assert view["stored"] == [] and view["calls"] == 0
+
+
+def test_ids_and_ownership(server: Server) -> None:
+    run_id = _run(server, "crm-closed-won", 4)
+    assert httpx.get(f"{server.url}/runs/{run_id}", headers=_h(AGENT_B)).status_code == 404  # not someone else's
+    assert httpx.get(f"{server.url}/runs/r-0000", headers=_h(AGENT_A)).json()["error"] == "not_found"
+    assert httpx.get(f"{server.url}/runs/{run_id}/state?app=prospecting", headers=_h(AGENT_A)).status_code == 404
+    assert httpx.get(f"{server.url}/runs/{run_id}", headers=_h(OPERATOR)).status_code == 200
+    assert _post(server, "/runs", {"kwargs": {"template": "nope"}, "seed": 1}).json()["error"] == "invalid_kwargs"
+    assert _post(server, "/runs", {"env_id": "no-such-env", "seed": 1}).status_code == 404
+    assert _post(server, "/runs", {"env_id": "territory-debug-v0", "seed": 1}).json()["error"] == "not_a_workflow"
+    assert _post(server, "/runs", {"kwargs": {"verifier_key": "x"}, "seed": 1}).json()["error"] == "reserved_kwargs"
+    assert httpx.post(f"{server.url}/runs", json={"seed": 1}).status_code == 401
+    assert httpx.delete(f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).status_code == 200
+    assert httpx.get(f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).status_code == 404
