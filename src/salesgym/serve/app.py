@@ -36,8 +36,8 @@ from salesgym.serve.models import (
     StepResult,
     ToolsView,
 )
-from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
 from salesgym.serve.runs import Runs
+from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
 from salesgym.serve.store import Store
 from salesgym.serve.verifier_api import router as verifier_router
 

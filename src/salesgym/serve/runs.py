@@ -159,7 +159,7 @@ class Runs:
         self._open(run)
         if len(run.calls) + len(calls) > MAX_CALLS:
             raise ServiceError(413, "too_many_calls", f"a run records at most {MAX_CALLS} calls")
-        added = []
+        added: list[dict[str, Any]] = []
         for i, c in enumerate(calls):
             if c["tool"] not in TOOLS.specs:
                 raise ServiceError(422, "unknown_tool", f"calls[{i}]: no tool {c['tool']!r}")

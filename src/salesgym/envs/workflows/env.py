@@ -117,8 +117,8 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
 
     Tools
         49 typed tools whose names and argument shapes follow the platforms' public APIs and official MCP
-        servers, plus ``ask_requester``, ``reply_message`` and ``finish_task`` (``docs/workflows.md``). A task may use only its
-        apps, some read only. Every call costs one minute of the sandbox clock.
+        servers, plus ``ask_requester``, ``reply_message`` and ``finish_task`` (``docs/workflows.md``). A task
+        may use only its apps, some read only. Every call costs one minute of the sandbox clock.
 
     Observation
         ``{"text": str, "data": dict}``: the request, the clock and calls left, what the requester has said, the

@@ -1,6 +1,6 @@
 """The agent's observation: the task (as told), the sandbox clock and the call budget, what the requester has
-said, the messages in the inbox (scripted mid-episode turns), the last tool result, and at the end the verdict (pass or fail). Public facts only: the tables are read
-through the tools."""
+said, the messages in the inbox (scripted mid-episode turns), the last tool result, and at the end the verdict
+(pass or fail). Public facts only: the tables are read through the tools."""
 
 from __future__ import annotations
 

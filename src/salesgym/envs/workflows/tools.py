@@ -11,8 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints
 
-from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec
-from salesgym.core.tools import quote
+from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
 from salesgym.envs.workflows import simulator
 from salesgym.envs.workflows.apps import REPLICAS
 from salesgym.envs.workflows.apps.common import Ctx, done

@@ -165,14 +165,16 @@ def audit(log: EventLog) -> list[dict[str, Any]]:
 
 
 def calls_of(log: EventLog) -> list[dict[str, Any]]:
-    """The trajectory as calls: ``{tool, args, refused, call}`` (``call``: its index; a refused call's arguments
-    are not recorded)."""
+    """The trajectory as calls: ``{tool, args, refused, call, event}`` (``call``: its index in the trajectory,
+    ``event``: its event's seq; a refused call's arguments are not recorded)."""
     out: list[dict[str, Any]] = []
     for e in log:
         if e.kind == "tool_completed":
-            out.append({"tool": e.payload["tool"], "args": e.payload["args"], "refused": False, "call": len(out)})
+            out.append({"tool": e.payload["tool"], "args": e.payload["args"], "refused": False, "call": len(out),
+                        "event": e.seq})
         elif e.kind == "invalid_action" and e.payload.get("tool"):
-            out.append({"tool": e.payload["tool"], "args": None, "refused": True, "call": len(out)})
+            out.append({"tool": e.payload["tool"], "args": None, "refused": True, "call": len(out),
+                        "event": e.seq})
     return out
 
 
@@ -192,7 +194,8 @@ def forbidden(calls: Sequence[Mapping[str, Any]], rules: Sequence[Mapping[str, A
                         continue
                 except ValueError:
                     continue
-            hits.append({"rule": rule["name"], "tool": tool, "call": c["call"], "refused": refused})
+            hits.append({"rule": rule["name"], "tool": tool, "event": c.get("event"), "call": c["call"],
+                         "refused": refused})  # fmt: skip
     return hits
 
 
@@ -237,7 +240,7 @@ def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end:
         "tier": secret.tier,
         "assertions": {"passed": held, "total": len(results)},
         "rubric": {"passed": sum(r["passed"] for r in rubric_checks), "total": len(rubric_checks),
-                   "judged_by": sorted({r["judged_by"] for r in rubric_checks})},  # fmt: skip
+                   "judged_by": sorted({r["judged_by"] for r in rubric_checks})},
         "steps": steps,
         "invariant": {"passed": not unexpected, "changes": changes, "unexpected": unexpected},
         "audit": {"passed": not audited, "problems": list(audited)},

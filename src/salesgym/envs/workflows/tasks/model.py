@@ -219,9 +219,9 @@ class Template:
             for _, pattern in rubric.forbidden_claims:
                 re.compile(pattern)
         holders = {"requester", *(t.sender_key for t in self.turns)}
-        for fact in (*self.facts, *self.replies):
-            if fact.holder not in holders:
-                raise ValueError(f"{self.id}: {fact} is held by {fact.holder!r}, who never speaks in this task")
+        for held in (*(f.holder for f in self.facts), *(r.holder for r in self.replies)):
+            if held not in holders:
+                raise ValueError(f"{self.id}: a fact or reply is held by {held!r}, who never speaks in this task")
         for fact in self.facts:
             for cond in fact.requires:
                 if len(cond) != 1 or next(iter(cond)) not in CONDITIONS:

@@ -57,7 +57,8 @@ def reschedule_request(b: Builder, rng: Dice) -> dict[str, Any]:
         day2 += timedelta(days=1)
     return {"invitee_name": f"{first} {last}", "invitee_email": f"{first.lower()}.{last.lower()}@example.com",
             "tz": rng.choice(fx.TIMEZONES), "after": iso(day1)[:10], "start": fx.earliest(b, "demo", day1),
-            "new_day": iso(day2)[:10], "start2": fx.earliest(b, "demo", day2, day2 + timedelta(days=1)),
+            "new_day": f"{day2:%A} {day2.day} {day2:%B}",  # in words: no tool output spells a day this way
+            "start2": fx.earliest(b, "demo", day2, day2 + timedelta(days=1)),
             "event_type": f"{scheduler.API}/event_types/{fx.EVENT_TYPE['demo']}"}  # fmt: skip
 
 
@@ -97,7 +98,7 @@ TEMPLATES: tuple[Template, ...] = (
         ("scheduler",), reschedule_request,
         (Step("scheduler", "book the earliest demo", ("event_types-list_event_type_available_times",
                                                       "meetings-create_invitee"),
-              (A("the first booking was the earliest slot", f'events_of($invitee_email) | map(select(.status == '
+              (A("the first booking was the earliest slot", 'events_of($invitee_email) | map(select(.status == '
                  '"canceled")) | map(.start_time)', "equals", [P("start")]),)),
          Step("scheduler", "move it to the day they want", ("reply_message", "meetings-cancel_event",
                                                             "meetings-create_invitee"),
