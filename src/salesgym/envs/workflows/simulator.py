@@ -16,7 +16,8 @@ A question that names no fact's keyword may match a canned reply (``Reply``: tel
 says it cannot help. Facts are tried in the template's order; the first whose keywords and conditions hold wins.
 
 **Turns.** A scripted message (``tasks.model.Turn``) is delivered after the first successful call of one of its
-trigger tools whose end state satisfies its ``when`` program: one ``message_received`` event, emitted by that
+trigger tools whose end state satisfies its ``when`` program (jq over the state document of the trigger tool's
+app; the other apps' parts are empty): one ``message_received`` event, emitted by that
 call (so it is in that step's observation, and replay and clones are exact). Each turn is delivered once.
 
 **Voice.** An optional language-model voice (``llm.OpenAIVoice``, off by default) rewrites an answer's words;
@@ -31,11 +32,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from salesgym.core.tools import ToolOutcome
+from salesgym.envs.workflows.apps import REPLICAS
 from salesgym.envs.workflows.apps.common import Ctx, done, now_iso
 from salesgym.envs.workflows.state import document
 from salesgym.envs.workflows.tasks import jqlib
 from salesgym.envs.workflows.world import Fact
 
+APP_OF_TABLE = {table: name for name, app in REPLICAS.items() for table in app.TABLES}
+APP_OF_TOOL = {t.name: name for name, app in REPLICAS.items() for t in app.TOOLS}
 CANNOT_HELP = "Sorry, I can't help with that; it should all be in the apps or in the request."
 NOT_YET = "I can't tell you that yet."
 REQUESTER = "requester"
@@ -61,12 +65,19 @@ def condition_holds(ctx: Ctx, cond: Mapping[str, Any], question: str) -> bool:
         return re.search(value, question, re.IGNORECASE) is not None
     params = dict(ctx.world.secret.params)
     if kind == "holds":
-        return _true(value, document(ctx.state.tables), params)
+        return _true(value, document(ctx.state.tables, APP_OF_TABLE), params)
     if kind == "called":
         return any(e.kind == "tool_completed" and e.payload["tool"] == value["tool"]
                    and (value["args"] is None or _true(value["args"], e.payload["args"], params))
                    for e in ctx.log)  # fmt: skip
     raise ValueError(f"unknown condition {cond!r}")
+
+
+def app_document(ctx: Ctx, app: str) -> dict[str, Any]:
+    """The state document with ``app``'s tables only (the others empty): jq reads its input as JSON text, so a
+    turn's condition costs what its own app's tables weigh, not the whole sandbox."""
+    tables = {t: rows for t, rows in ctx.state.tables.items() if APP_OF_TABLE.get(t) == app}
+    return document(tables, (t for t, a in APP_OF_TABLE.items() if a == app))
 
 
 def _true(expr: str, doc: Any, params: dict[str, Any]) -> bool:
@@ -135,7 +146,7 @@ def deliver(ctx: Ctx, tool: str) -> None:
         if turn["key"] in sent or tool not in turn["after"]:
             continue
         if turn["when"] is not None:
-            doc = doc if doc is not None else document(ctx.state.tables)
+            doc = doc if doc is not None else app_document(ctx, APP_OF_TOOL[tool])
             if not _true(turn["when"], doc, dict(ctx.world.secret.params)):
                 continue
         ctx.emit("message_received", turn["sender_key"], {
