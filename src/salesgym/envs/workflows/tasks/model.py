@@ -140,9 +140,9 @@ class Reply:
 @dataclass(frozen=True)
 class Turn:
     """A scripted mid-episode message: after the first successful call of one of ``after`` whose end state makes
-    ``when`` (jq, optional, over the state of that tool's app) output ``true``, ``sender`` (formatted) writes ``text`` (formatted) to the agent's
-    inbox, one ``message_received`` event; the agent answers with ``reply_message``, and facts whose ``holder``
-    is ``sender_key`` are that sender's to tell."""
+    ``when`` (jq, optional, over the state of that tool's app) output ``true``, ``sender`` (formatted) writes
+    ``text`` (formatted) to the agent's inbox, one ``message_received`` event; the agent answers with
+    ``reply_message``, and facts whose ``holder`` is ``sender_key`` are that sender's to tell."""
 
     key: str
     after: tuple[str, ...]
