@@ -124,22 +124,26 @@ def _state(server: Server, run_id: str) -> Any:
     return httpx.get(f"{server.url}/runs/{run_id}/state", headers=_h(AGENT_A)).json()
 
 
-@pytest.mark.parametrize(("method", "path", "body", "status", "error"), [
-    ("post", "/assertions", {"assertions": [{"expr": ".crm.deals[", "op": "equals"}]}, 422, "bad_expression"),
-    ("post", "/assertions", {"assertions": [{"expr": ".crm", "op": "roughly"}]}, 422, "bad_operator"),
-    ("post", "/assertions", {"assertions": [{"expr": ".crm", "op": "exists"}], "task": True}, 422, "invalid_request"),
-    ("put", "/state", {"app": "crm", "tables": {"dealz": {}}}, 422, "unknown_table"),
-    ("put", "/state", {"app": "crm", "tables": {"deals": {"9001": "not a record"}}}, 422, "invalid_table"),
-    ("put", "/state", {"app": "scheduler", "tables": {}}, 404, "unknown_app"),
-    ("post", "/calls", {"calls": [{"tool": "drop_database", "args": {}}]}, 422, "unknown_tool"),
-    ("post", "/calls", {"calls": [{"tool": "finish_task", "status": "maybe"}]}, 422, "invalid_request"),
+@pytest.mark.parametrize(("method", "path", "body", "status", "error", "why"), [
+    ("post", "/assertions", {"assertions": [{"expr": ".crm.deals[", "op": "equals"}]}, 422, "invalid_assertion",
+     "jq cannot compile it (jq: error: syntax error"),
+    ("post", "/assertions", {"assertions": [{"expr": ".crm", "op": "roughly"}]}, 422, "invalid_assertion",
+     "unknown operator 'roughly'"),
+    ("post", "/assertions", {"assertions": [{"expr": ".crm", "op": "exists"}], "task": True}, 422, "invalid_request",
+     "either assertions or task"),
+    ("put", "/state", {"app": "crm", "tables": {"dealz": {}}}, 422, "invalid_table", "crm has no table 'dealz'"),
+    ("put", "/state", {"app": "crm", "tables": {"deals": {"9001": "not a record"}}}, 422, "invalid_table",
+     "an object of records by id"),
+    ("put", "/state", {"app": "scheduler", "tables": {}}, 404, "unknown_app", "this task's apps are crm"),
+    ("post", "/calls", {"calls": [{"tool": "drop_database", "args": {}}]}, 422, "invalid_call", "no tool"),
+    ("post", "/calls", {"calls": [{"tool": "finish_task", "status": "maybe"}]}, 422, "invalid_request", "status"),
 ])
 def test_bad_requests_get_a_4xx_with_a_reason_and_change_nothing(server: Server, method: str, path: str,
-                                                                body: Any, status: int, error: str) -> None:
+                                                                body: Any, status: int, error: str, why: str) -> None:
     run_id = _run(server, "crm-closed-won", 4)
     before = _state(server, run_id)
     r = httpx.request(method.upper(), f"{server.url}/runs/{run_id}{path}", json=body, headers=_h(AGENT_A))
-    assert r.status_code == status and r.json()["error"] == error and r.json()["detail"], r.text
+    assert r.status_code == status and r.json()["error"] == error and why in r.json()["detail"], r.text
     assert _state(server, run_id) == before
     view = httpx.get(f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).json()
     assert view["stored"] == [] and view["calls"] == 0
@@ -153,7 +157,7 @@ def test_ids_and_ownership(server: Server) -> None:
     assert httpx.get(f"{server.url}/runs/{run_id}", headers=_h(OPERATOR)).status_code == 200
     assert _post(server, "/runs", {"kwargs": {"template": "nope"}, "seed": 1}).json()["error"] == "invalid_kwargs"
     assert _post(server, "/runs", {"env_id": "no-such-env", "seed": 1}).status_code == 404
-    assert _post(server, "/runs", {"env_id": "territory-debug-v0", "seed": 1}).json()["error"] == "not_a_workflow"
+    assert _post(server, "/runs", {"env_id": "territory-debug-v0", "seed": 1}).json()["error"] == "no_verifier_api"
     assert _post(server, "/runs", {"kwargs": {"verifier_key": "x"}, "seed": 1}).json()["error"] == "reserved_kwargs"
     assert httpx.post(f"{server.url}/runs", json={"seed": 1}).status_code == 401
     assert httpx.delete(f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).status_code == 200

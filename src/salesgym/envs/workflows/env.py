@@ -57,6 +57,7 @@ class WorkflowsRules:
     public_events = EVENT_KINDS  # every change is the agent's own call or the requester's answer to it
     reset_options = frozenset({"template", "tier"})
     conformance = "salesgym.envs.workflows.conformance"
+    verifier_api = "salesgym.envs.workflows.remote"  # the HTTP verifier API's family side (serve/runs.py)
 
     def __init__(self, judge: Judge | None = None, voice: Voice | None = None) -> None:
         self.judge = judge  # None: the deterministic rubric is the score of record
