@@ -155,10 +155,10 @@ def test_ids_and_ownership(server: Server) -> None:
     assert httpx.get(f"{server.url}/runs/r-0000", headers=_h(AGENT_A)).json()["error"] == "not_found"
     assert httpx.get(f"{server.url}/runs/{run_id}/state?app=prospecting", headers=_h(AGENT_A)).status_code == 404
     assert httpx.get(f"{server.url}/runs/{run_id}", headers=_h(OPERATOR)).status_code == 200
-    assert _post(server, "/runs", {"kwargs": {"template": "nope"}, "seed": 1}).json()["error"] == "invalid_kwargs"
-    assert _post(server, "/runs", {"env_id": "no-such-env", "seed": 1}).status_code == 404
+    assert _post(server, "/runs", {"kwargs": {"template": "nope"}, "seed": 1}).json()["error"] == "bad_kwargs"
+    assert _post(server, "/runs", {"env_id": "no-such-env", "seed": 1}).json()["error"] == "unknown_env"
     assert _post(server, "/runs", {"env_id": "territory-debug-v0", "seed": 1}).json()["error"] == "no_verifier_api"
-    assert _post(server, "/runs", {"kwargs": {"verifier_key": "x"}, "seed": 1}).json()["error"] == "reserved_kwargs"
+    assert _post(server, "/runs", {"kwargs": {"verifier_key": "x"}, "seed": 1}).json()["error"] == "bad_kwargs"
     assert httpx.post(f"{server.url}/runs", json={"seed": 1}).status_code == 401
     assert httpx.delete(f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).status_code == 200
     assert httpx.get(f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).status_code == 404

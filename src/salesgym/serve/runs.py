@@ -72,15 +72,15 @@ class Runs:
     # -- lifecycle ---------------------------------------------------------------------------------------------
     def create(self, caller: Principal, env_id: str, kwargs: Mapping[str, Any], seed: int) -> Run:
         if env_id not in salesgym.registry():
-            raise ServiceError(404, "unknown_env", f"no environment {env_id!r}")
+            raise ServiceError(400, "unknown_env", f"no environment {env_id!r}")  # as POST /sessions answers
         reserved = sorted(RESERVED_KWARGS & set(kwargs))
         if reserved:
-            raise ServiceError(422, "reserved_kwargs", f"{', '.join(reserved)} is set by the service, not a caller")
+            raise ServiceError(400, "bad_kwargs", f"{', '.join(reserved)} is set by the service, not a caller")
         try:
             env = salesgym.make(env_id, **kwargs)
             env.reset(seed=seed)
         except Exception as err:  # any refusal of the constructor or reset is the caller's arguments
-            raise ServiceError(422, "invalid_kwargs", f"cannot build {env_id}: {type(err).__name__}: {err}") from None
+            raise ServiceError(400, "bad_kwargs", f"cannot build {env_id}: {type(err).__name__}: {err}") from None
         name = getattr(env.family, "verifier_api", None)
         if name is None:
             raise ServiceError(422, "no_verifier_api", f"{env_id}'s family offers no verifier API (the workflows "
