@@ -159,6 +159,11 @@ def test_ids_and_ownership(server: Server) -> None:
     assert _post(server, "/runs", {"env_id": "no-such-env", "seed": 1}).json()["error"] == "unknown_env"
     assert _post(server, "/runs", {"env_id": "territory-debug-v0", "seed": 1}).json()["error"] == "no_verifier_api"
     assert _post(server, "/runs", {"kwargs": {"verifier_key": "x"}, "seed": 1}).json()["error"] == "bad_kwargs"
+    # no caller picks the model endpoint and the variable holding its key: the service's secrets stay home
+    leak = {"judge": "llm", "llm": {"model": "m", "base_url": "http://127.0.0.1:9",
+                                    "api_key_env": "SALESGYM_OPERATOR_TOKEN"}}
+    assert _post(server, "/runs", {"kwargs": leak, "seed": 1}).json()["error"] == "bad_kwargs"
+    assert _post(server, "/sessions", {"env_id": "workflows-v0", "kwargs": leak, "seed": 1}).status_code == 400
     assert httpx.post(f"{server.url}/runs", json={"seed": 1}).status_code == 401
     assert httpx.delete(f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).status_code == 200
     assert httpx.get(f"{server.url}/runs/{run_id}", headers=_h(AGENT_A)).status_code == 404

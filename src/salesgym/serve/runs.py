@@ -23,9 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import salesgym
 from salesgym.serve.auth import Principal
-from salesgym.serve.sessions import RESERVED_KWARGS, ServiceError
+from salesgym.serve.sessions import ServiceError
+from salesgym.serve.sessions import _make as make_env  # the sessions' rules for env ids and kwargs
 
 MAX_RUNS = 512
 MAX_CALLS = 2000  # calls recorded per run
@@ -71,16 +71,7 @@ class Runs:
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
     def create(self, caller: Principal, env_id: str, kwargs: Mapping[str, Any], seed: int) -> Run:
-        if env_id not in salesgym.registry():
-            raise ServiceError(400, "unknown_env", f"no environment {env_id!r}")  # as POST /sessions answers
-        reserved = sorted(RESERVED_KWARGS & set(kwargs))
-        if reserved:
-            raise ServiceError(400, "bad_kwargs", f"{', '.join(reserved)} is set by the service, not a caller")
-        try:
-            env = salesgym.make(env_id, **kwargs)
-            env.reset(seed=seed)
-        except Exception as err:  # any refusal of the constructor or reset is the caller's arguments
-            raise ServiceError(400, "bad_kwargs", f"cannot build {env_id}: {type(err).__name__}: {err}") from None
+        env = make_env(env_id, dict(kwargs), seed)
         name = getattr(env.family, "verifier_api", None)
         if name is None:
             raise ServiceError(422, "no_verifier_api", f"{env_id}'s family offers no verifier API (the workflows "

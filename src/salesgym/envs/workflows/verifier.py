@@ -209,7 +209,7 @@ def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end:
     params = dict(secret.params)
     doc = document(end, OWNER_OF_TABLE)
     text_doc = {**doc, "task": {"summary": summary}}
-    graded = {r["step"]: [] for r in secret.rubrics}  # type: dict[int, list[dict[str, Any]]]
+    graded: dict[int, list[dict[str, Any]]] = {r["step"]: [] for r in secret.rubrics}
     for r in secret.rubrics:
         graded[r["step"]].extend(rubric.check(r, text_doc, calls, params, judge))
     steps, results = [], []
