@@ -53,15 +53,18 @@ def _same(remote: dict[str, Any], local: dict[str, Any]) -> None:
 
 
 def _store_episode(server: Server, run_id: str, env: Any) -> None:
-    """Each app stores its own tables under the run; then the agent's calls."""
-    for app in env._world.task.apps:
-        tables = {name.split(".", 1)[1]: rows for name, rows in env._state.tables.items()
-                  if OWNER_OF_TABLE.get(name) == app}
-        r = httpx.put(f"{server.url}/runs/{run_id}/state", json={"app": app, "tables": tables}, headers=_h(AGENT_A))
-        assert r.status_code == 200, r.text
-    calls = [{"tool": c["tool"], "args": c["args"] or {}, "status": "error" if c["refused"] else "ok"}
-             for c in calls_of(env._log)]
-    assert _post(server, f"/runs/{run_id}/calls", {"calls": calls}).status_code == 200
+    """Each app stores its own tables under the run (through the client); then the agent's calls."""
+    with server.client(AGENT_A) as client:
+        for app in env._world.task.apps:
+            tables = {name.split(".", 1)[1]: rows for name, rows in env._state.tables.items()
+                      if OWNER_OF_TABLE.get(name) == app}
+            assert app in client.store_state(run_id, app, tables)["stored"]
+        calls = [{"tool": c["tool"], "args": c["args"] or {}, "status": "error" if c["refused"] else "ok"}
+                 for c in calls_of(env._log)]
+        assert client.record_calls(run_id, calls)["calls"] == len(calls)
+        assert client.run_state(run_id, env._world.task.apps[0]) == {
+            env._world.task.apps[0]: {name.split(".", 1)[1]: rows for name, rows in env._state.tables.items()
+                                      if OWNER_OF_TABLE.get(name) == env._world.task.apps[0]}}
 
 
 @pytest.mark.parametrize("template", ["new-exec-full-cycle", "positive-reply", "inmail-reply-referral"])

@@ -119,6 +119,36 @@ class Client:
     def hidden_truth(self, session_id: str) -> dict[str, Any]:
         return self._call("GET", f"/sessions/{session_id}/hidden")  # type: ignore[no-any-return]
 
+    # -- the verifier API (docs/serve.md): runs judged from state the apps store --------------------
+    def create_run(self, seed: int, env_id: str = "workflows-v0", **kwargs: Any) -> dict[str, Any]:
+        return self._call("POST", "/runs", json={"env_id": env_id, "seed": seed,  # type: ignore[no-any-return]
+                                                 "kwargs": kwargs})
+
+    def run(self, run_id: str) -> dict[str, Any]:
+        return self._call("GET", f"/runs/{run_id}")  # type: ignore[no-any-return]
+
+    def run_state(self, run_id: str, app: str | None = None) -> dict[str, Any]:
+        params = {} if app is None else {"app": app}
+        return self._call("GET", f"/runs/{run_id}/state", params=params)["state"]  # type: ignore[no-any-return]
+
+    def store_state(self, run_id: str, app: str, tables: dict[str, Any]) -> dict[str, Any]:
+        return self._call("PUT", f"/runs/{run_id}/state",  # type: ignore[no-any-return]
+                          json={"app": app, "tables": tables})
+
+    def record_calls(self, run_id: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+        return self._call("POST", f"/runs/{run_id}/calls", json={"calls": calls})  # type: ignore[no-any-return]
+
+    def run_assertions(self, run_id: str, assertions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Ad-hoc assertions, or with None the task's own (operator)."""
+        body = {"task": True} if assertions is None else {"assertions": assertions}
+        return self._call("POST", f"/runs/{run_id}/assertions", json=body)  # type: ignore[no-any-return]
+
+    def verdict(self, run_id: str) -> dict[str, Any]:
+        return self._call("POST", f"/runs/{run_id}/verdict")  # type: ignore[no-any-return]
+
+    def delete_run(self, run_id: str) -> dict[str, Any]:
+        return self._call("DELETE", f"/runs/{run_id}")  # type: ignore[no-any-return]
+
 
 class RemoteEnv:
     """A session behind the salesgym environment API. ``reset(seed)`` opens a new session (closing the last)."""
