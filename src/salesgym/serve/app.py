@@ -22,8 +22,10 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import salesgym
+from salesgym.serve import tasks
 from salesgym.serve.auth import Principal, Tokens
 from salesgym.serve.models import (
+    BenchmarkSplit,
     Closed,
     Created,
     CreateSession,
@@ -42,6 +44,7 @@ from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
 from salesgym.serve.store import Store
 
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+SplitName = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")]
 PROBLEMS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem} for code in (400, 401, 403, 404, 409, 410, 413, 422, 429, 503)
 }
@@ -250,7 +253,19 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
 
     @app.post("/sessions", response_model=Created, status_code=201, tags=["agent"])
     async def create(body: CreateSession, who: Caller) -> dict[str, Any]:
+        if body.task is not None:
+            task = tasks.resolve(body.task.split, body.task.id)
+            return created(manager.create(who, task.env_id, task.kwargs, task.seed, task.ref))
+        assert body.env_id is not None and body.seed is not None  # the model checked it
         return created(manager.create(who, body.env_id, body.kwargs, body.seed))
+
+    @app.get("/benchmark/{split}", response_model=BenchmarkSplit, tags=["agent"])
+    async def benchmark(split: SplitName, who: Caller) -> dict[str, Any]:
+        return tasks.listing(split)
+
+    @app.get("/benchmark/{split}/sessions", tags=["operator"])
+    async def benchmark_sessions(split: SplitName, who: Operator) -> dict[str, Any]:
+        return {"split": split, "code": tasks.code(), "sessions": manager.task_sessions(split)}
 
     @app.get("/sessions", response_model=SessionList, tags=["agent"])
     async def list_sessions(who: Caller) -> dict[str, Any]:
