@@ -1,0 +1,273 @@
+"""More workflow templates on one to three apps, as data, registered into ``templates.CATALOGUE`` (which imports
+this module last, so the catalogue's order is fixed): single-app workflows of every replica, and many pairs
+and triples of apps. Fixtures are in ``fixtures_more.py``; the format is ``model.py``'s.
+
+Each template varies the rule that bites: a closed-lost reason only the requester knows, owners by id, a stage
+of another pipeline, filters that AND, no-shows only after the start, cancellations with a reason, slot
+length, finishing (not deleting) replied states, exclusive sequences, opt-outs, free InMail to 1st-degree and
+Open Profile leads, a lead at most once per list, read-only apps, single-use links, no re-enrolment...
+"""
+
+from __future__ import annotations
+
+from salesgym.envs.workflows.population import RENEWAL_PIPELINE
+from salesgym.envs.workflows.tasks import fixtures_more as fm
+from salesgym.envs.workflows.tasks.model import OUT, A, Change, F, FactSpec, Forbidden, P, Step
+from salesgym.envs.workflows.tasks.model import Template as T
+from salesgym.envs.workflows.tasks.templates import (
+    CATALOGUE,
+    NO_INMAIL,
+    NO_INMAIL_SENT,
+    book,
+    call,
+)
+
+REASON = FactSpec("reason", ("loss", "lost", "lose", "reason"), "reason")
+DEAL = 'crm("deals"; $deal_id)'
+NO_BOOKING = Forbidden("no new booking", ("meetings-create_invitee",), attempted=True)
+NO_FINISH = Forbidden("nobody is pulled out of a sequence", ("sequence_state_finish",), attempted=True)
+
+
+def active_at(email: str, start: str = "$start") -> A:
+    """One active booking of ``email`` at ``start`` of the expected event type, in the invitee's time zone."""
+    return A("booked at the expected open slot", f"events_of({email}) | map(select(.status == \"active\" and "
+             f".start_time == {start} and .event_type == $event_type and .invitee.timezone == $tz)) | length",
+             "equals", 1)  # fmt: skip
+
+
+def deal_notes(deal: str = "$deal_id") -> str:
+    return f'. as $doc | linked("deals"; {deal}; "notes"; 213) | map(. as $n | $doc | crm("notes"; $n) | ' \
+           '.properties.hs_note_body) | join(" ") | ascii_downcase'  # fmt: skip
+
+
+def states_are(ids: str, state: str) -> str:
+    return f"every({ids}; . as $s | $doc | .sequencer.sequence_states[] | select(.id == $s) | .attributes.state == " \
+           f"\"{state}\")"  # fmt: skip
+
+
+def enrolled(ids: str, sequence: str = "$sequence_id") -> str:
+    """Each prospect of ``ids`` has exactly one state in ``sequence``, from ``$mailbox``."""
+    return f"every({ids}; . as $p | $doc | states($p; {sequence}) | length == 1 and (.[0] | rel(\"mailbox\")) == " \
+           "$mailbox)"  # fmt: skip
+
+
+# --- tier 1: CRM ------------------------------------------------------------------------------------------------
+CATALOGUE.add(
+    T("crm-close-lost-reason", "hygiene", "Close a stalled pilot as lost, with the reason",
+      "The stalled pilot deal is Closed Lost in its own pipeline and a note on the deal records why it was lost.",
+      "The \"{company} - pilot\" deal is dead. Mark it Closed Lost and log a note on the deal with the loss reason "
+      "({requester} knows it: ask).",
+      ("crm",), fm.close_lost,
+      (Step("crm", "close the deal lost", ("hubspot-search-objects", "hubspot-list-pipelines",
+                                           "hubspot-batch-update-objects"),
+            (A("closed lost", f"{DEAL} | .properties.dealstage", "equals", "closedlost"),
+             A("still in the Sales Pipeline", f"{DEAL} | .properties.pipeline", "equals", "default"))),
+       Step("crm", "note the reason on the deal", ("ask_requester", "hubspot-create-engagement"),
+            (A("the note gives the reason", f"{deal_notes()} | contains($reason | ascii_downcase)"),))),
+      (Change("crm.deals", ("update",), P("deal_id"), ("dealstage",)), Change("crm.notes"),
+       Change("crm.associations")),
+      (call("ask_requester", question="What was the loss reason?"),
+       call("hubspot-batch-update-objects", objectType="deals",
+            inputs=[{"id": P("deal_id"), "properties": {"dealstage": "closedlost"}}]),
+       call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"),
+            associations={"dealIds": [P("deal_id_int")]},
+            metadata={"timestamp": P("today"), "body": F("Closed lost: {reason}.")})),
+      facts=(REASON,), requester_role="the account executive", mechanisms=("close_lost_reason", "hidden_fact")),
+    T("crm-fix-owner", "hygiene", "Fix contact owners on an account",
+      "Every contact associated to the company is owned by the company's owner; nobody else's owner changes.",
+      "Every contact at {company} must be owned by the company's owner, {owner}. Find the ones that are not and "
+      "reassign them (contacts at other companies are not part of this).",
+      ("crm",), fm.fix_owner,
+      (Step("crm", "reassign the account's contacts", ("hubspot-list-associations", "hubspot-list-owners",
+                                                       "hubspot-batch-update-objects"),
+            (A("every contact on the company owned by its owner", '[linked("companies"; $company_id; "contacts"; 280)'
+               '[] as $c | $doc | crm("contacts"; $c) | .properties.hubspot_owner_id] | unique', "equals",
+               [P("owner_id")]),
+             A("the other company's contact untouched", 'crm("contacts"; $decoy_id) | .properties.hubspot_owner_id',
+               "equals", P("decoy_owner")))),),
+      (Change("crm.contacts", ("update",), P("wrong_ids"), ("hubspot_owner_id",)),),
+      (call("hubspot-batch-update-objects", objectType="contacts", inputs=P("updates")),),
+      requester_role="the revenue operations lead", mechanisms=("owner_ids",)),
+    T("crm-open-renewal", "pipeline", "Open next year's renewal",
+      "A renewal deal sits at Renewal Due in the Renewals pipeline with its amount, close date, owner and company; "
+      "the won deal is untouched.",
+      "Open the renewal for {company}: a new deal named \"{deal_name}\" in the Renewals pipeline at the Renewal Due "
+      "stage, amount {amount}, close date {close_date}, owned by the company's owner and associated to {company}. "
+      "Leave the won new-business deal as it is.",
+      ("crm",), fm.open_renewal,
+      (Step("crm", "create the renewal deal", ("hubspot-list-pipelines", "hubspot-batch-create-objects"),
+            (A("one renewal deal", "[deal_named($deal_name)] | length", "equals", 1),
+             A("Renewals pipeline, Renewal Due", "deal_named($deal_name) | [.properties.pipeline, "
+               ".properties.dealstage]", "equals", [RENEWAL_PIPELINE, "7430022"]),
+             A("amount, close date and owner", "deal_named($deal_name) | [(.properties.amount | tonumber), "
+               "(.properties.closedate[:10]), .properties.hubspot_owner_id] == [($amount | tonumber), $close_date, "
+               "$owner_id]"),
+             A("on the company", 'deal_linked($deal_name; "companies"; 5) + deal_linked($deal_name; "companies"; '
+               "341)", "contains", P("company_id")))),),
+      (Change("crm.deals", ("create",)), Change("crm.associations")),
+      (call("hubspot-batch-create-objects", objectType="deals", inputs=[
+          {"properties": {"dealname": P("deal_name"), "pipeline": RENEWAL_PIPELINE, "dealstage": "7430022",
+                          "amount": P("amount"), "closedate": P("close_date"), "hubspot_owner_id": P("owner_id")},
+           "associations": [{"to": {"id": P("company_id")}, "types": [{"associationTypeId": 5}]}]}]),),
+      forbidden=(Forbidden("the won deal is not edited", ("hubspot-batch-update-objects",),
+                           args='.objectType == "deals"', attempted=True),),
+      requester_role="the account executive", mechanisms=("stage_in_pipeline",)),
+    T("crm-mql-promote", "inbound", "Promote an account's new MQLs",
+      "Exactly the account's marketing-qualified leads with lead status New are sales-qualified and Open.",
+      "Marketing handed over its new MQLs at {company}: every contact at {company} who is a marketing-qualified "
+      "lead with lead status New becomes a sales-qualified lead with lead status Open. Nobody else changes.",
+      ("crm",), fm.mql_promote,
+      (Step("crm", "search with both filters and promote the matches", ("hubspot-search-objects",
+                                                                        "hubspot-batch-update-objects"),
+            (A("each match is an open SQL", "every($targets; . as $c | $doc | crm(\"contacts\"; $c) | "
+               ".properties | .lifecyclestage == \"salesqualifiedlead\" and .hs_lead_status == \"OPEN\")"),)),),
+      (Change("crm.contacts", ("update",), P("targets"), ("lifecyclestage", "hs_lead_status")),),
+      (call("hubspot-search-objects", objectType="contacts", filterGroups=[{"filters": [
+          {"propertyName": "company", "operator": "EQ", "value": P("company")},
+          {"propertyName": "lifecyclestage", "operator": "EQ", "value": "marketingqualifiedlead"},
+          {"propertyName": "hs_lead_status", "operator": "EQ", "value": "NEW"}]}], limit=50),
+       call("hubspot-batch-update-objects", objectType="contacts", inputs=P("updates"))),
+      requester_role="the revenue operations lead", mechanisms=("filter_and", "lifecycle_forward")),
+)
+
+# --- tier 1: scheduler ------------------------------------------------------------------------------------------
+CATALOGUE.add(
+    T("sched-no-show-rebook", "scheduling", "Record a no-show and rebook",
+      "The missed demo's invitee is marked a no-show and has a new demo at the earliest open slot.",
+      "{invitee_name} <{invitee_email}> did not turn up to their 30 Minute Demo on {old_day}. Mark them as a "
+      "no-show on that booking, then book them the earliest 30 Minute Demo on or after {after} (time zone {tz}).",
+      ("scheduler",), fm.no_show_rebook,
+      (Step("scheduler", "mark the no-show", ("meetings-list_events", "meetings-list_event_invitees",
+                                              "invitee_no_shows-create"),
+            (A("no-show recorded on the missed booking", ".scheduler.invitees[] | select(.uri == $old_invitee) | "
+               ".no_show.invitee", "equals", P("old_invitee")),)),
+       Step("scheduler", "rebook", ("event_types-list_event_type_available_times", "meetings-create_invitee"),
+            (active_at("$invitee_email"),
+             A("two bookings in all", "events_of($invitee_email) | length", "equals", 2)))),
+      (Change("scheduler.no_shows"), Change("scheduler.invitees", ("update",), P("old_invitee_id"), ("no_show",)),
+       Change("scheduler.invitees", ("create",)), Change("scheduler.scheduled_events", ("create",))),
+      (call("invitee_no_shows-create", invitee=P("old_invitee")),
+       book(P("invitee_name"), P("invitee_email"))),
+      forbidden=(Forbidden("the missed booking is not canceled", ("meetings-cancel_event",)),),
+      mechanisms=("no_show_after_start", "open_slots")),
+    T("sched-double-booking", "scheduling", "Clear a double booking",
+      "The invitee keeps only the earlier Discovery Call; the later one is canceled with a reason.",
+      "{invitee_name} <{invitee_email}> booked the Discovery Call twice. Keep the earlier booking and cancel the "
+      "later one, saying why. Do not book anything new.",
+      ("scheduler",), fm.double_booking,
+      (Step("scheduler", "find both bookings and cancel the later", ("meetings-list_events", "meetings-cancel_event"),
+            (A("the earlier one still active", ".scheduler.scheduled_events[] | select(.uri | endswith($keep_id)) | "
+               ".status", "equals", "active"),
+             A("the later one canceled with a reason", ".scheduler.scheduled_events[] | select(.uri | "
+               "endswith($drop_id)) | .status == \"canceled\" and (.cancellation.reason | length) > 0"))),),
+      (Change("scheduler.scheduled_events", ("update",), P("drop_id"), ("status", "cancellation",
+                                                                        "invitees_counter")),
+       Change("scheduler.invitees", ("update",), P("drop_invitee"), ("status",))),
+      (call("meetings-cancel_event", uuid=P("drop_id"), reason="Duplicate booking: keeping the earlier call."),),
+      forbidden=(NO_BOOKING,), mechanisms=("cancel_reason",)),
+    T("sched-deep-dive-length", "scheduling", "Book an hour-long deep dive",
+      "The invitee has a Technical Deep Dive at the earliest slot long enough for an hour, on Zoom.",
+      "Book {invitee_name} <{invitee_email}> (time zone {tz}) into the earliest Technical Deep Dive on or after "
+      "{after}, as a Zoom call. It lasts an hour: a half-hour gap will not do.",
+      ("scheduler",), fm.deep_dive_length,
+      (Step("scheduler", "find an hour-long open slot and book it", ("event_types-get_event_type",
+                                                                      "event_types-list_event_type_available_times",
+                                                                      "meetings-create_invitee"),
+            (active_at("$invitee_email"),
+             A("an hour long", "events_of($invitee_email) | .[0] | [.start_time, .end_time] | map(fromdateiso8601) "
+               "| .[1] - .[0]", "equals", 3600),
+             A("on Zoom", "events_of($invitee_email) | .[0].location.type", "equals", "zoom_conference"))),),
+      (Change("scheduler.scheduled_events"), Change("scheduler.invitees")),
+      (call("meetings-create_invitee", event_type=P("event_type"), start_time=P("start"),
+            invitee={"name": P("invitee_name"), "email": P("invitee_email"), "timezone": P("tz")},
+            location={"kind": "zoom_conference"}),),
+      mechanisms=("slot_length", "open_slots")),
+)
+
+# --- tier 1: sequencer ------------------------------------------------------------------------------------------
+CATALOGUE.add(
+    T("seq-finish-replied", "outbound", "Stop outreach on replies",
+      "Every SQL Outbound state on the account whose prospect replied is finished (kept, not deleted); the others "
+      "run on.",
+      "Everyone on the {company} account who has replied to SQL Outbound should stop getting emails: finish their "
+      "sequence states (finish, do not delete) and leave the prospects who have not replied in the sequence.",
+      ("sequencer",), fm.finish_replied,
+      (Step("sequencer", "find the replies and finish those states", ("prospect_search", "emails_search",
+                                                                      "sequence_state_search",
+                                                                      "sequence_state_finish"),
+            (A("replied states finished", states_are("$replied", "finished")),
+             A("the others still active", states_are("$quiet", "active")))),),
+      (Change("sequencer.sequence_states", ("update",), P("replied_keys"), ("state", "finishedAt")),),
+      tuple(call("sequence_state_finish", id=P(f"replied.{i}")) for i in (0, 1)),
+      mechanisms=("finish_not_delete", "read_replies")),
+    T("seq-exclusive-nurture", "outbound", "Fill an exclusive nurture sequence",
+      "The tagged prospects who can join the exclusive Enterprise Nurture are in it; nobody was pulled out of "
+      "another sequence and opted-out prospects are left alone.",
+      "Add every prospect tagged \"{tag}\" to \"Enterprise Nurture\" from {owner}'s mailbox ({owner_email}). It is an "
+      "exclusive sequence: do not pull anyone out of a sequence they are active in to make room, and respect "
+      "opt-outs.",
+      ("sequencer",), fm.exclusive_nurture,
+      (Step("sequencer", "enrol whoever the ruleset admits", ("sequence_search", "prospect_search",
+                                                              "sequence_state_search", "sequence_add_prospects"),
+            (A("the free prospects enrolled from the mailbox", enrolled("$eligible")),
+             A("the busy prospect still only in its own sequence", "[.sequencer.sequence_states[] | "
+               "select(rel(\"prospect\") == $busy)] | map(.attributes.state) == [\"active\"]"),
+             A("the opted-out prospect not enrolled", "states($opted_out; $sequence_id) | length", "equals", 0))),),
+      (Change("sequencer.sequence_states", ("create",)),),
+      (call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=P("eligible"), mailboxId=P("mailbox")),),
+      forbidden=(NO_FINISH,), mechanisms=("exclusive_sequence", "opt_out")),
+    T("seq-optout-call-tasks", "outbound", "Sequence a trade-show list, call the opted-out",
+      "The tagged prospects who accept email are in Exec Intro; the opted-out one gets a call task instead.",
+      "Follow up the trade-show leads tagged \"{tag}\": put them in \"Exec Intro\" (email only) from {owner}'s "
+      "mailbox ({owner_email}). Anyone who has opted out of email gets a call task due {due} instead.",
+      ("sequencer",), fm.optout_call_tasks,
+      (Step("sequencer", "enrol the reachable prospects", ("prospect_search", "sequence_add_prospects"),
+            (A("reachable prospects enrolled", enrolled("$eligible")),
+             A("the opted-out prospect not enrolled", "states($opted_out; $sequence_id) | length", "equals", 0))),
+       Step("sequencer", "call task for the opted-out prospect", ("task_create",),
+            (A("one call task due that day", "[.sequencer.tasks[] | select(rel(\"prospect\") == $opted_out and "
+               ".attributes.action == \"call\" and (.attributes.dueAt | startswith($due)))] | length", "equals", 1),
+             A("no task for anyone else", "[.sequencer.tasks[] | select(rel(\"prospect\") != $opted_out)] | length",
+               "equals", 0)))),
+      (Change("sequencer.sequence_states", ("create",)), Change("sequencer.tasks", ("create",))),
+      (call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=P("eligible"), mailboxId=P("mailbox")),
+       call("task_create", prospectId=P("opted_out"), action="call", dueAt=P("due_time"),
+            note=F("Call {opted_name}: opted out of email after the trade show."))),
+      forbidden=(Forbidden("never try to email the opted-out prospect", ("sequence_add_prospects",),
+                           args=".prospectIds | index($opted_out) != null"),),
+      mechanisms=("opt_out", "manual_task")),
+)
+
+# --- tier 1: prospecting ----------------------------------------------------------------------------------------
+CATALOGUE.add(
+    T("pros-inmail-free", "outbound", "InMail a list where it is free",
+      "Every lead on the list who is a 1st-degree connection or has an Open Profile has the InMail; nobody else "
+      "does and no credit is spent.",
+      "Send this InMail to every lead on the list \"{list_name}\" whom it costs nothing to reach (1st-degree "
+      "connections and Open Profiles); do not spend a single credit. Subject: \"{subject}\". Body: \"{body}\"",
+      ("prospecting",), fm.inmail_free,
+      (Step("prospecting", "check each lead and send the free InMails", ("get_lead_list_members",
+                                                                          "get_sales_profile", "send_inmail"),
+            (A("exactly the free leads got it", "[.prospecting.inmails[] | select(.subject == $subject) | .lead_id] "
+               "| sort", "equals", P("free")),
+             A("no credit spent", ".prospecting.credits[0].available", "equals", P("credits")))),),
+      (Change("prospecting.inmails", ("create",)),),
+      tuple(call("send_inmail", recipient_urn=P(f"free_urns.{i}"), subject=P("subject"), body=P("body"))
+            for i in (0, 1)),
+      forbidden=(Forbidden("no paid InMail", ("send_inmail",), args=".recipient_urn as $u | $paid_urns | index($u) "
+                           "!= null"),),
+      mechanisms=("inmail_free_first_degree_open_profile",)),
+    T("pros-list-topup", "outbound", "Top up a lead list",
+      "The list holds every Director+ Sales leader at the company, each once.",
+      "Make sure the lead list \"{list_name}\" holds every Director-level or more senior (Director, VP, CXO) Sales "
+      "leader at {company}. Some may already be on it.",
+      ("prospecting",), fm.list_topup,
+      (Step("prospecting", "search and save the missing ones", ("sales_search_leads", "get_lead_list_members",
+                                                                "save_lead"),
+            (A("exactly the matching leads", "members($list_id)", "equals", P("targets")), NO_INMAIL_SENT)),),
+      (Change("prospecting.list_members", ("create",)),),
+      (call("sales_search_leads", company=[P("company")], seniority_level=["Director", "VP", "CXO"],
+            function_area=["Sales"]),
+       *(call("save_lead", lead_id=P(f"missing.{i}"), list_id=P("list_id")) for i in (0, 1))),
+      forbidden=(NO_INMAIL,), mechanisms=("lead_once_per_list", "filter_and")),
+)
