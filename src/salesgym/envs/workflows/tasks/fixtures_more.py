@@ -17,6 +17,7 @@ from salesgym.envs.workflows.population import (
     COMPANIES,
     RENEWAL_PIPELINE,
     TITLES,
+    TLDS,
     Builder,
     account_for,
     add_busy,
@@ -24,6 +25,7 @@ from salesgym.envs.workflows.population import (
     add_deal,
     add_lead,
     add_prospect,
+    add_prospecting_account,
     add_state,
     associate_crm,
     domain_of,
@@ -276,3 +278,213 @@ def list_topup(b: Builder, rng: Dice) -> dict[str, Any]:
     missing = [t["lead_id"] for t in targets if t is not already]
     return {"company": name, "list_id": key, "list_name": list_name, "already": already["lead_id"],
             "targets": sorted(t["lead_id"] for t in targets), "missing": missing}
+
+
+# --- tier 2 -----------------------------------------------------------------------------------------------------
+def left_company_cleanup(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = company(b, rng)
+    name = comp["properties"]["name"]
+    stayed, left = [], None
+    for i in range(3):
+        key, contact = add_contact(b, rng, comp, ckey, lead_status="OPEN")
+        p = contact["properties"]
+        if i == 1:
+            new_name = rng.choice([c[0] for c in COMPANIES if c[0] != name])
+            add_lead(b, rng, (p["firstname"], p["lastname"]), name, title=p["jobtitle"],
+                     left_for=(new_name, rng.choice(TITLES["Finance"])))
+            left = {"id": key, "new_company": new_name, **person_params("left", contact)}
+        else:
+            add_lead(b, rng, (p["firstname"], p["lastname"]), name, title=p["jobtitle"])
+            stayed.append(key)
+    assert left is not None
+    return {"company": name, "left_id": left["id"], "left_name": left["left_name"],
+            "new_company": left["new_company"], "stayed": stayed,
+            "owner_int": int(comp["properties"]["hubspot_owner_id"])}  # fmt: skip
+
+
+def company_from_account(b: Builder, rng: Dice) -> dict[str, Any]:
+    used = {c["properties"]["name"] for c in b.rows("crm.companies").values()}
+    name, industry = rng.choice([c for c in COMPANIES if c[0] not in used])
+    headcount = rng.choice((180, 640, 2300, 5400))
+    add_prospecting_account(b, name, industry, headcount)
+    domain = domain_of(name, rng.choice(TLDS))
+    owner_id = rng.choice(list(b.rows("crm.owners")))
+    stub = {"properties": {"domain": domain, "name": name, "country": "Germany", "hubspot_owner_id": owner_id}}
+    key, contact = add_contact(b, rng, stub, "", associate=False, lifecycle="lead")
+    return {"company": name, "domain": domain, "industry": industry, "headcount": str(headcount),
+            "contact_id": key, **person_params("contact", contact)}  # fmt: skip
+
+
+def inmail_open_profile(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = company(b, rng)
+    name = comp["properties"]["name"]
+    people = []
+    for reach in rng.sample(((3, True), (3, False)), 2):
+        key, contact = add_contact(b, rng, comp, ckey)
+        p = contact["properties"]
+        lead = add_lead(b, rng, (p["firstname"], p["lastname"]), name, title=p["jobtitle"], degree=reach[0],
+                        open_profile=reach[1])
+        people.append({"contact_id": key, "name": f"{p['firstname']} {p['lastname']}", "lead_id": lead["lead_id"],
+                       "urn": lead["urn"], "free": reach[1]})  # fmt: skip
+    free = next(x for x in people if x["free"])
+    paid = next(x for x in people if not x["free"])
+    return {"company": name, "name1": people[0]["name"], "name2": people[1]["name"], "free_id": free["contact_id"],
+            "free_urn": free["urn"], "free_lead": free["lead_id"], "paid_urn": paid["urn"],
+            "paid_id": paid["contact_id"], "credits": b.rows("prospecting.credits")["inmail"]["available"],
+            "owner_int": int(comp["properties"]["hubspot_owner_id"])}  # fmt: skip
+
+
+def optout_sync(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, _ = account_scene(b, rng)
+    opted, kept = [], []
+    for i in range(3):
+        key, _, prospect = contact_prospect(b, rng, comp, ckey, account, ["newsletter"], lead_status="OPEN")
+        if i < 2:
+            prospect["attributes"]["optedOut"] = True
+            opted.append(key)
+        else:
+            kept.append(key)
+    return {"company": comp["properties"]["name"], "opted": opted, "kept": kept,
+            "updates": [{"id": k, "properties": {"hs_lead_status": "UNQUALIFIED"}} for k in opted]}  # fmt: skip
+
+
+def won_stop_outreach(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, _ = account_scene(b, rng)
+    name = comp["properties"]["name"]
+    deal = add_deal(b, ckey, comp, f"{name} - platform", "default", "closedwon", amount(rng),
+                    closedate=iso(b.start - timedelta(days=1))[:10])
+    contacts, states, other = [], [], None
+    for seq in ("Exec Intro", "SQL Outbound"):
+        key, _, prospect = contact_prospect(b, rng, comp, ckey, account, ["deal"], lifecycle="opportunity")
+        associate_crm(b, "deals", deal, "contacts", key, 3)
+        contacts.append(key)
+        states.append(add_state(b, prospect["id"], SEQUENCE_IDS[seq], "active", b.anchor)["id"])
+    _, _, bystander = contact_prospect(b, rng, comp, ckey, account, ["deal"], lifecycle="lead")  # not on the deal
+    other = add_state(b, bystander["id"], SEQUENCE_IDS["Exec Intro"], "active", b.anchor)["id"]
+    return {"company": name, "deal_id": deal, "contact_ids": contacts, "states": states, "other_state": other,
+            "state_keys": [str(s) for s in states],
+            "updates": [{"id": k, "properties": {"lifecyclestage": "customer"}} for k in contacts]}  # fmt: skip
+
+
+def existing_prospect(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    key, contact = add_contact(b, rng, comp, ckey, lifecycle="salesqualifiedlead", lead_status="OPEN")
+    p = contact["properties"]
+    prospect = add_prospect(b, {**p, "email": p["email"].upper()}, account, ["q1-import"])  # another spelling
+    return {"contact_id": key, **person_params("contact", contact), "prospect_id": prospect["id"],
+            "sequence_id": SEQUENCE_IDS["Exec Intro"], **owner_params(b, owner_id)}  # fmt: skip
+
+
+def no_show_followup(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = company(b, rng)
+    key, contact = add_contact(b, rng, comp, ckey, lifecycle="salesqualifiedlead", lead_status="CONNECTED")
+    p = contact["properties"]
+    event = add_booking(b, "demo", past_start(b, rng), f"{p['firstname']} {p['lastname']}", p["email"],
+                        rng.choice(TIMEZONES))
+    ikey, invitee = invitee_of(b, event)
+    due = business_day(b, rng, 1, 3)
+    return {"contact_id": key, **person_params("contact", contact), "start": event["start_time"],
+            "end": event["end_time"], "invitee": invitee["uri"], "invitee_id": ikey, "due": iso(due)[:10],
+            "due_time": iso(due.replace(hour=9)), "owner_int": int(p["hubspot_owner_id"])}  # fmt: skip
+
+
+def week_demos(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = company(b, rng)
+    booked, canceled = [], []
+    for i in range(3):
+        key, contact = add_contact(b, rng, comp, ckey, lead_status="ATTEMPTED_TO_CONTACT")
+        p = contact["properties"]
+        event = add_booking(b, "demo", free_start(b, "demo", business_day(b, rng, 1, 4)),
+                            f"{p['firstname']} {p['lastname']}", p["email"], rng.choice(TIMEZONES))
+        if i == 2:
+            b.rows("scheduler.scheduled_events")[scheduler.uuid_of(event["uri"])]["status"] = "canceled"
+            b.rows("scheduler.invitees")[invitee_of(b, event)[0]]["status"] = "canceled"
+            canceled.append(key)
+        else:
+            booked.append(key)
+    first, last = b.person(rng)
+    add_booking(b, "demo", free_start(b, "demo", business_day(b, rng, 1, 4)), f"{first} {last}",
+                f"{first.lower()}@not-in-crm.org", "UTC")  # an invitee who is no contact
+    week_end = b.start + timedelta(days=5)
+    return {"company": comp["properties"]["name"], "booked": booked, "canceled": canceled,
+            "week_end": iso(week_end)[:10],
+            "updates": [{"id": k, "properties": {"hs_lead_status": "CONNECTED"}} for k in booked]}  # fmt: skip
+
+
+def changed_jobs_sequence(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = new_company(b, rng, with_account=True)
+    name, domain = comp["properties"]["name"], comp["properties"]["domain"]
+    account = account_for(b, name)
+    assert account is not None
+    targets = [add_lead(b, rng, b.person(rng), name, function="Sales", level=lvl, changed_jobs=True)
+               for lvl in (3, 4)]  # fmt: skip
+    add_lead(b, rng, b.person(rng), name, function="Sales", level=3, changed_jobs=False)
+    add_lead(b, rng, b.person(rng), name, function="Finance", level=4, changed_jobs=True)
+    people = [{"lead_id": t["lead_id"], "first": t["firstName"], "last": t["lastName"], "title": t["title"],
+               "email": lead_email(t, domain)} for t in targets]  # fmt: skip
+    return {"company": name, "domain": domain, "account_id": account["id"], "people": people,
+            "emails": sorted(x["email"] for x in people), "sequence_id": SEQUENCE_IDS["Exec Intro"],
+            **owner_params(b, comp["properties"]["hubspot_owner_id"])}  # fmt: skip
+
+
+def inmail_link(b: Builder, rng: Dice) -> dict[str, Any]:
+    _, comp = company(b, rng)
+    lead = add_lead(b, rng, b.person(rng), comp["properties"]["name"], function="Engineering", level=2, degree=1,
+                    open_profile=False)
+    return {"company": comp["properties"]["name"], "name": f"{lead['firstName']} {lead['lastName']}",
+            "lead_id": lead["lead_id"], "urn": lead["urn"], "event_type": et_uri("deep-dive"),
+            "credits": b.rows("prospecting.credits")["inmail"]["available"]}  # fmt: skip
+
+
+def reply_reschedule(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, _ = account_scene(b, rng)
+    key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["webinar"])
+    p = contact["properties"]
+    tz = rng.choice(TIMEZONES)
+    old = add_booking(b, "discovery", free_start(b, "discovery", business_day(b, rng, 1, 3)),
+                      f"{p['firstname']} {p['lastname']}", p["email"], tz)
+    day = business_day(b, rng, 6, 10)
+    add_state(b, prospect["id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)
+    add_mailing(b, prospect["id"], "replied", "Re: our discovery call",
+                f"Something came up - could we move our discovery call to {day.strftime('%A %d %B %Y')}? "
+                "Any time that day works.")
+    return {**person_params("contact", contact), "tz": tz, "old_id": scheduler.uuid_of(old["uri"]),
+            "old_invitee": invitee_of(b, old)[0], "day": iso(day)[:10],
+            "start": earliest(b, "discovery", day, day + timedelta(days=1)), "event_type": et_uri("discovery")}
+
+
+def booked_finish(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, _ = account_scene(b, rng)
+    booked, others = [], []
+    for i in range(3):
+        _, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["sql"])
+        state = add_state(b, prospect["id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+        p = contact["properties"]
+        if i == 2:
+            others.append(state)
+            event = add_booking(b, "demo", free_start(b, "demo", business_day(b, rng, 1, 4)),
+                                f"{p['firstname']} {p['lastname']}", p["email"], "UTC")
+            b.rows("scheduler.scheduled_events")[scheduler.uuid_of(event["uri"])]["status"] = "canceled"
+            b.rows("scheduler.invitees")[invitee_of(b, event)[0]]["status"] = "canceled"
+            continue
+        add_booking(b, "demo", free_start(b, "demo", business_day(b, rng, 1, 4)), f"{p['firstname']} {p['lastname']}",
+                    p["email"], "UTC")
+        booked.append(state)
+    _, _, quiet = contact_prospect(b, rng, comp, ckey, account, ["sql"])
+    others.append(add_state(b, quiet["id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"])
+    return {"company": comp["properties"]["name"], "account_id": account["id"], "booked": booked, "others": others,
+            "booked_keys": [str(s) for s in booked]}  # fmt: skip
+
+
+def deal_presentation(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = company(b, rng)
+    name = comp["properties"]["name"]
+    deal = add_deal(b, ckey, comp, f"{name} - data platform", "default", "qualifiedtobuy", amount(rng))
+    key, contact = add_contact(b, rng, comp, ckey, lifecycle="opportunity")
+    associate_crm(b, "deals", deal, "contacts", key, 3)
+    day = business_day(b, rng)
+    start = earliest(b, "deep-dive", day)
+    p = contact["properties"]
+    return {"deal_id": deal, "company": name, "contact_id": key, **person_params("contact", contact),
+            "after": iso(day)[:10], "start": start, "end": end_of(start, 60), "tz": rng.choice(TIMEZONES),
+            "owner_int": int(p["hubspot_owner_id"]), "event_type": et_uri("deep-dive")}  # fmt: skip

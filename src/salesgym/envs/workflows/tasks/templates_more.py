@@ -271,3 +271,290 @@ CATALOGUE.add(
        *(call("save_lead", lead_id=P(f"missing.{i}"), list_id=P("list_id")) for i in (0, 1))),
       forbidden=(NO_INMAIL,), mechanisms=("lead_once_per_list", "filter_and")),
 )
+
+# --- tier 2 -----------------------------------------------------------------------------------------------------
+CATALOGUE.add(
+    T("left-company-cleanup", "hygiene", "Flag contacts who left the account",
+      "Whoever has left the company is Unqualified with a note naming their new employer; the others are "
+      "untouched.",
+      "Check the {company} contacts in the CRM against Sales Navigator. Anyone who has left {company}: set their "
+      "lead status to Unqualified and log a note on their contact saying where they went. Change nothing for the "
+      "others.",
+      ("prospecting", "crm"), fm.left_company_cleanup,
+      (Step("prospecting", "check who left", ("sales_search_leads", "get_sales_profile"), (NO_INMAIL_SENT,)),
+       Step("crm", "flag whoever left", ("hubspot-batch-update-objects", "hubspot-create-engagement"),
+            (A("unqualified", 'crm("contacts"; $left_id) | .properties.hs_lead_status', "equals", "UNQUALIFIED"),
+             A("a note names the new company", 'engagements("notes"; $left_id) | map(.properties.hs_note_body) | '
+               "join(\" \") | contains($new_company)"),
+             A("the others still open", 'every($stayed; . as $c | $doc | crm("contacts"; $c) | '
+               '.properties.hs_lead_status == "OPEN")')))),
+      (Change("crm.contacts", ("update",), P("left_id"), ("hs_lead_status",)), Change("crm.notes"),
+       Change("crm.associations")),
+      (call("sales_search_leads", company=[P("company")]),
+       call("hubspot-batch-update-objects", objectType="contacts",
+            inputs=[{"id": P("left_id"), "properties": {"hs_lead_status": "UNQUALIFIED"}}]),
+       call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"),
+            associations={"contactIds": [P("left_id_int")]},
+            metadata={"timestamp": P("today"), "body": F("Left {company}; now at {new_company}.")})),
+      read_only=("prospecting",), forbidden=(NO_INMAIL,), mechanisms=("left_account", "read_only_app")),
+    T("company-from-account", "hygiene", "Create a missing company from its account",
+      "The company exists in the CRM with the account's industry and headcount, and the contact is associated to "
+      "it.",
+      "{contact_name} ({contact_email}) works at {company}, which is not in the CRM yet. Create the company (name "
+      "{company}, domain {domain}, industry and number of employees from its Sales Navigator account) and "
+      "associate {contact_name} to it.",
+      ("prospecting", "crm"), fm.company_from_account,
+      (Step("prospecting", "read the account", ("sales_search_accounts", "get_account"), (NO_INMAIL_SENT,)),
+       Step("crm", "create and associate the company", ("hubspot-batch-create-objects",
+                                                        "hubspot-batch-create-associations"),
+            (A("one company", "[.crm.companies[] | select(.properties.name == $company)] | length", "equals", 1),
+             A("firmographics from the account", ".crm.companies[] | select(.properties.name == $company) | "
+               ".properties | [.domain, .industry, (.numberofemployees | tonumber | tostring)]", "equals",
+               [P("domain"), P("industry"), P("headcount")]),
+             A("the contact on it", ". as $d | .crm.companies[] | select(.properties.name == $company) | .id as $co "
+               "| $d | (linked(\"contacts\"; $contact_id; \"companies\"; 279) + linked(\"contacts\"; $contact_id; "
+               "\"companies\"; 1)) | index($co) != null")))),
+      (Change("crm.companies", ("create",)), Change("crm.associations", ("create",))),
+      (call("sales_search_accounts", keywords=P("company")),
+       call("hubspot-batch-create-objects", objectType="companies", inputs=[
+           {"properties": {"name": P("company"), "domain": P("domain"), "industry": OUT(0, ".elements[0].industry"),
+                           "numberofemployees": OUT(0, ".elements[0].headcount | tostring")},
+            "associations": [{"to": {"id": P("contact_id")}, "types": [{"associationTypeId": 280}]}]}])),
+      read_only=("prospecting",), mechanisms=("enrichment", "association_types")),
+    T("inmail-open-profile", "outbound", "InMail the stakeholder reachable for free",
+      "Only the stakeholder with an Open Profile got the InMail, no credit was spent, and their contact has a note.",
+      "Reach out to one of the {company} stakeholders, {name1} or {name2}, by InMail: whichever we can reach "
+      "without spending a credit (an Open Profile or a 1st-degree connection). Then log a note on that person's "
+      "CRM contact saying an InMail was sent.",
+      ("prospecting", "crm"), fm.inmail_open_profile,
+      (Step("prospecting", "check both profiles and InMail the free one", ("sales_search_leads", "get_sales_profile",
+                                                                           "send_inmail"),
+            (A("one InMail, to the Open Profile", "[.prospecting.inmails[] | .recipient_urn]", "equals",
+               [P("free_urn")]),
+             A("no credit spent", ".prospecting.credits[0].available", "equals", P("credits")))),
+       Step("crm", "note it on the contact", ("hubspot-create-engagement",),
+            (A("a note on that contact", 'engagements("notes"; $free_id) | map(.properties.hs_note_body) | '
+               'join(" ")', "matches", "(?i)inmail"),
+             A("nothing on the other", 'engagements("notes"; $paid_id) | length', "equals", 0)))),
+      (Change("prospecting.inmails", ("create",)), Change("crm.notes"), Change("crm.associations")),
+      (call("send_inmail", recipient_urn=P("free_urn"), subject="Quick question",
+            body="Would a short call about your data platform plans make sense this month?"),
+       call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"),
+            associations={"contactIds": [P("free_id_int")]},
+            metadata={"timestamp": P("today"), "body": "InMail sent on Sales Navigator (Open Profile)."})),
+      forbidden=(Forbidden("no paid InMail", ("send_inmail",), args=".recipient_urn == $paid_urn", attempted=False),),
+      mechanisms=("inmail_open_profile",)),
+    T("optout-sync", "hygiene", "Sync email opt-outs to the CRM",
+      "The contacts whose prospects opted out of email are Unqualified in the CRM; nothing changes in the "
+      "sequencer.",
+      "Sync opt-outs from the sequencer to the CRM for the {company} account: every prospect there who has opted "
+      "out of email gets lead status Unqualified on their CRM contact. The sequencer is read only for this.",
+      ("sequencer", "crm"), fm.optout_sync,
+      (Step("sequencer", "find the opted-out prospects", ("account_search", "prospect_search"),
+            (A("sequencer untouched", "[.sequencer.prospects[] | select(.attributes.optedOut)] | length", "gte", 2),)),
+       Step("crm", "mark their contacts", ("hubspot-search-objects", "hubspot-batch-update-objects"),
+            (A("opted-out contacts unqualified", 'every($opted; . as $c | $doc | crm("contacts"; $c) | '
+               '.properties.hs_lead_status == "UNQUALIFIED")'),
+             A("the others still open", 'every($kept; . as $c | $doc | crm("contacts"; $c) | '
+               '.properties.hs_lead_status == "OPEN")')))),
+      (Change("crm.contacts", ("update",), P("opted"), ("hs_lead_status",)),),
+      (call("hubspot-batch-update-objects", objectType="contacts", inputs=P("updates")),),
+      read_only=("sequencer",), requester_role="the revenue operations lead",
+      mechanisms=("read_only_app", "opt_out")),
+    T("won-stop-outreach", "pipeline", "Stop outreach on a won deal",
+      "The won deal's contacts are customers and their outreach is finished (kept, not deleted); nobody else's "
+      "outreach changes.",
+      "The \"{company} - platform\" deal is closed won. Stop all active outreach to the deal's contacts in the "
+      "sequencer (finish their sequence states, do not delete them) and make them customers in the CRM. Other "
+      "people at {company} stay in their sequences.",
+      ("crm", "sequencer"), fm.won_stop_outreach,
+      (Step("crm", "find the deal's contacts and make them customers", ("hubspot-search-objects",
+                                                                        "hubspot-list-associations",
+                                                                        "hubspot-batch-update-objects"),
+            (A("customers", 'every($contact_ids; . as $c | $doc | crm("contacts"; $c) | '
+               '.properties.lifecyclestage == "customer")'),
+             A("the deal untouched", f"{DEAL} | .properties.dealstage", "equals", "closedwon"))),
+       Step("sequencer", "finish their outreach", ("prospect_search", "sequence_state_search",
+                                                   "sequence_state_finish"),
+            (A("their states finished", states_are("$states", "finished")),
+             A("the bystander still active", states_are("[$other_state]", "active"))))),
+      (Change("crm.contacts", ("update",), P("contact_ids"), ("lifecyclestage",)),
+       Change("sequencer.sequence_states", ("update",), P("state_keys"), ("state", "finishedAt"))),
+      (call("hubspot-batch-update-objects", objectType="contacts", inputs=P("updates")),
+       *(call("sequence_state_finish", id=P(f"states.{i}")) for i in (0, 1))),
+      requester_role="the account executive", mechanisms=("finish_not_delete", "lifecycle_forward")),
+    T("existing-prospect-sequence", "outbound", "Sequence a contact who is already a prospect",
+      "The contact's existing prospect (no duplicate) is in Exec Intro from the owner's mailbox and the contact is "
+      "Attempted to contact.",
+      "Start {contact_name} ({contact_email}) on \"Exec Intro\" from their CRM owner's mailbox, and set their CRM "
+      "lead status to Attempted to contact. They may already be in the sequencer under another spelling of the "
+      "email: never create a duplicate prospect.",
+      ("crm", "sequencer"), fm.existing_prospect,
+      (Step("crm", "find the owner and update the status", ("hubspot-search-objects", "hubspot-list-owners",
+                                                            "hubspot-batch-update-objects"),
+            (A("attempted to contact", 'crm("contacts"; $contact_id) | .properties.hs_lead_status', "equals",
+               "ATTEMPTED_TO_CONTACT"),)),
+       Step("sequencer", "enrol the existing prospect", ("prospect_search", "mailbox_search",
+                                                         "sequence_add_prospects"),
+            (A("one prospect with the email", "[prospect($contact_email)] | length", "equals", 1),
+             A("the existing one, enrolled from the owner's mailbox", enrolled("[$prospect_id]"))))),
+      (Change("crm.contacts", ("update",), P("contact_id"), ("hs_lead_status",)),
+       Change("sequencer.sequence_states", ("create",))),
+      (call("prospect_search", email=P("contact_email")),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=[OUT(0, ".data[0].id")],
+            mailboxId=P("mailbox")),
+       call("hubspot-batch-update-objects", objectType="contacts",
+            inputs=[{"id": P("contact_id"), "properties": {"hs_lead_status": "ATTEMPTED_TO_CONTACT"}}])),
+      mechanisms=("unique_prospect_email", "no_upsert")),
+    T("no-show-followup", "scheduling", "Follow up a missed demo",
+      "The invitee is a no-show in the scheduler; the CRM has the meeting with outcome No show and a call task.",
+      "{contact_name} ({contact_email}) missed their 30 Minute Demo. Mark them as a no-show in the scheduler; in "
+      "the CRM, log the meeting on their contact with the booking's times and outcome No show, and create a CALL "
+      "task \"Follow up on missed demo\" due {due}.",
+      ("scheduler", "crm"), fm.no_show_followup,
+      (Step("scheduler", "mark the no-show", ("meetings-list_events", "meetings-list_event_invitees",
+                                              "invitee_no_shows-create"),
+            (A("no-show recorded", ".scheduler.invitees[] | select(.uri == $invitee) | .no_show != null"),)),
+       Step("crm", "log the meeting and the follow-up", ("hubspot-create-engagement",),
+            (A("meeting with outcome no show at the booking's times", 'engagements("meetings"; $contact_id) | '
+               "map(select(.properties | .hs_meeting_outcome == \"NO_SHOW\" and .hs_meeting_start_time == $start "
+               "and .hs_meeting_end_time == $end)) | length", "equals", 1),
+             A("call task due that day", 'engagements("tasks"; $contact_id) | map(select(.properties | '
+               '.hs_task_type == "CALL" and (.hs_timestamp | startswith($due)))) | length', "equals", 1)))),
+      (Change("scheduler.no_shows"), Change("scheduler.invitees", ("update",), P("invitee_id"), ("no_show",)),
+       Change("crm.meetings"), Change("crm.tasks"), Change("crm.associations")),
+      (call("invitee_no_shows-create", invitee=P("invitee")),
+       call("hubspot-create-engagement", type="MEETING", ownerId=P("owner_int"),
+            associations={"contactIds": [P("contact_id_int")]},
+            metadata={"timestamp": P("start"), "title": "30 Minute Demo", "startTime": P("start"), "endTime": P("end"),
+                      "outcome": "NO_SHOW"}),
+       call("hubspot-create-engagement", type="TASK", ownerId=P("owner_int"),
+            associations={"contactIds": [P("contact_id_int")]},
+            metadata={"timestamp": P("due_time"), "subject": "Follow up on missed demo", "taskType": "CALL"})),
+      forbidden=(NO_BOOKING,), mechanisms=("no_show_after_start", "meeting_outcome")),
+    T("week-demos-connected", "inbound", "Mark this week's demo bookers connected",
+      "Every contact with an active demo booked this week is Connected; the one who canceled is not.",
+      "Everyone at {company} who has an active 30 Minute Demo booked this week (up to {week_end}) should have lead "
+      "status Connected in the CRM. Canceled bookings do not count. The scheduler is read only for this.",
+      ("scheduler", "crm"), fm.week_demos,
+      (Step("scheduler", "list this week's active demos", ("meetings-list_events", "meetings-list_event_invitees"),
+            (A("no booking changed", "[.scheduler.scheduled_events[] | select(.status == \"active\")] | length",
+               "equals", 3),)),
+       Step("crm", "mark the bookers connected", ("hubspot-search-objects", "hubspot-batch-update-objects"),
+            (A("bookers connected", 'every($booked; . as $c | $doc | crm("contacts"; $c) | '
+               '.properties.hs_lead_status == "CONNECTED")'),
+             A("the canceled one unchanged", 'every($canceled; . as $c | $doc | crm("contacts"; $c) | '
+               '.properties.hs_lead_status == "ATTEMPTED_TO_CONTACT")')))),
+      (Change("crm.contacts", ("update",), P("booked"), ("hs_lead_status",)),),
+      (call("meetings-list_events", status="active"),
+       call("hubspot-batch-update-objects", objectType="contacts", inputs=P("updates"))),
+      read_only=("scheduler",), mechanisms=("read_only_app", "cancellations")),
+    T("changed-jobs-sequence", "outbound", "Sequence an account's new sales leaders",
+      "The account's VP+ Sales leaders who changed jobs are prospects on the account in Exec Intro; nobody else.",
+      "Find the VP-level or more senior Sales leaders at {company} who changed jobs recently (Sales Navigator). "
+      "Create each as a prospect on the {company} account (email firstname.lastname@{domain}, lower case, with "
+      "their title) and start them on \"Exec Intro\" from {owner}'s mailbox ({owner_email}).",
+      ("prospecting", "sequencer"), fm.changed_jobs_sequence,
+      (Step("prospecting", "search with every filter", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+       Step("sequencer", "create and enrol them", ("account_search", "prospect_create", "sequence_add_prospects"),
+            (A("exactly the two new prospects", ".sequencer.prospects | map(select(rel(\"account\") == $account_id) "
+               "| .attributes.emails[0]) | sort", "equals", P("emails")),
+             A("with their titles", "every($people; . as $x | $doc | prospect($x.email) | .attributes.title == "
+               "$x.title)"),
+             A("each in Exec Intro from the mailbox", "every($emails; . as $e | $doc | prospect($e) | .id as $p | "
+               "$doc | states($p; $sequence_id) | length == 1 and (.[0] | rel(\"mailbox\")) == $mailbox)")))),
+      (Change("sequencer.prospects", ("create",)), Change("sequencer.sequence_states", ("create",))),
+      (*(call("prospect_create", attrs={"emails": [P(f"people.{i}.email")], "firstName": P(f"people.{i}.first"),
+                                        "lastName": P(f"people.{i}.last"), "title": P(f"people.{i}.title")},
+              accountId=P("account_id"), ownerId=P("user")) for i in (0, 1)),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=[OUT(0, ".data.id"),
+                                                                                 OUT(1, ".data.id")],
+            mailboxId=P("mailbox"))),
+      read_only=("prospecting",), forbidden=(NO_INMAIL,), mechanisms=("filter_and", "changed_jobs")),
+    T("inmail-deep-dive-link", "outbound", "Send a deep-dive link by InMail",
+      "A single-use deep-dive link exists and its booking URL reached the 1st-degree lead by a free InMail.",
+      "{name} at {company} (a 1st-degree connection) wants to pick a time for a Technical Deep Dive. Create a "
+      "single-use scheduling link for it and send the link to {name} by InMail. Do not book anything yourself.",
+      ("prospecting", "scheduler"), fm.inmail_link,
+      (Step("scheduler", "create the link", ("event_types-list_event_types",
+                                             "scheduling_links-create_single_use_scheduling_link"),
+            (A("one deep-dive link", "[.scheduler.scheduling_links[] | select(.owner == $event_type)] | length",
+               "equals", 1),)),
+       Step("prospecting", "InMail it", ("sales_search_leads", "get_sales_profile", "send_inmail"),
+            (A("the InMail carries the link", ". as $d | [.scheduler.scheduling_links[] | .booking_url] as $urls | "
+               "[.prospecting.inmails[] | select(.lead_id == $lead_id) | .body] | length == 1 and (.[0] as $b | "
+               "$urls | any(. as $u | $b | contains($u)))"),
+             A("no credit spent", ".prospecting.credits[0].available", "equals", P("credits"))))),
+      (Change("scheduler.scheduling_links", ("create",)), Change("prospecting.inmails", ("create",))),
+      (call("scheduling_links-create_single_use_scheduling_link", owner=P("event_type")),
+       call("send_inmail", recipient_urn=P("urn"), subject="Technical deep dive",
+            body=OUT(0, '"Pick any time that suits you: " + .resource.booking_url'))),
+      forbidden=(NO_BOOKING,), mechanisms=("single_use_link", "inmail_free_first_degree")),
+    T("reply-reschedule", "scheduling", "Reschedule on an emailed request",
+      "The old discovery call is canceled with a reason and the prospect has the earliest slot on the day their "
+      "reply asked for.",
+      "{contact_name} ({contact_email}) replied to our emails about their Discovery Call. Read the reply in the "
+      "sequencer and do what they ask: cancel the current booking (say why) and book the earliest Discovery Call "
+      "on the day they ask for, in their time zone ({tz}). The sequencer is read only for this.",
+      ("sequencer", "scheduler"), fm.reply_reschedule,
+      (Step("sequencer", "read the reply", ("prospect_search", "emails_search"),
+            (A("outreach untouched", "[.sequencer.sequence_states[] | select(.attributes.state == \"active\")] | "
+               "length", "gte", 1),)),
+       Step("scheduler", "move the call", ("meetings-list_events", "meetings-cancel_event",
+                                           "event_types-list_event_type_available_times", "meetings-create_invitee"),
+            (A("old call canceled with a reason", ".scheduler.scheduled_events[] | select(.uri | endswith($old_id)) "
+               "| .status == \"canceled\" and (.cancellation.reason | length) > 0"),
+             active_at("$contact_email")))),
+      (Change("scheduler.scheduled_events", ("create",)),
+       Change("scheduler.scheduled_events", ("update",), P("old_id"), ("status", "cancellation", "invitees_counter")),
+       Change("scheduler.invitees", ("create",)),
+       Change("scheduler.invitees", ("update",), P("old_invitee"), ("status",))),
+      (call("meetings-cancel_event", uuid=P("old_id"), reason="The invitee asked to move the call."),
+       book(P("contact_name"), P("contact_email"))),
+      read_only=("sequencer",), mechanisms=("read_replies", "cancel_reason", "open_slots")),
+    T("booked-finish-outreach", "outbound", "Finish outreach for prospects who booked",
+      "Prospects on the account with an active demo booking are finished in SQL Outbound; a canceled booking "
+      "does not count.",
+      "Anyone on the {company} account who has booked a 30 Minute Demo (an active booking) is done with outreach: "
+      "finish their SQL Outbound sequence states (finish, do not delete). A canceled booking does not count. The "
+      "scheduler is read only for this.",
+      ("scheduler", "sequencer"), fm.booked_finish,
+      (Step("scheduler", "find who booked", ("meetings-list_events", "meetings-list_event_invitees"),
+            (A("bookings untouched", "[.scheduler.scheduled_events[] | select(.status == \"active\")] | length",
+               "equals", 2),)),
+       Step("sequencer", "finish their outreach", ("prospect_search", "sequence_state_search",
+                                                   "sequence_state_finish"),
+            (A("bookers finished", states_are("$booked", "finished")),
+             A("the others still active", states_are("$others", "active"))))),
+      (Change("sequencer.sequence_states", ("update",), P("booked_keys"), ("state", "finishedAt")),),
+      tuple(call("sequence_state_finish", id=P(f"booked.{i}")) for i in (0, 1)),
+      read_only=("scheduler",), mechanisms=("meeting_booked_finish", "cancellations")),
+    T("deal-presentation", "pipeline", "Book the presentation and progress the deal",
+      "The deal's contact has the earliest deep dive, the deal is at Presentation Scheduled, and the meeting is "
+      "logged on the deal and the contact.",
+      "The \"{company} - data platform\" deal is ready for a technical presentation. Book its contact the earliest "
+      "Technical Deep Dive on or after {after} (time zone {tz}), move the deal to Presentation Scheduled, and log "
+      "the meeting in the CRM on both the deal and the contact, with the booking's times.",
+      ("crm", "scheduler"), fm.deal_presentation,
+      (Step("crm", "find the deal's contact", ("hubspot-search-objects", "hubspot-list-associations"),
+            (A("deal at Presentation Scheduled", f"{DEAL} | .properties.dealstage", "equals",
+               "presentationscheduled"),)),
+       Step("scheduler", "book the deep dive", ("event_types-list_event_type_available_times",
+                                                "meetings-create_invitee"), (active_at("$contact_email"),)),
+       Step("crm", "log the meeting on the deal and the contact", ("hubspot-create-engagement",),
+            (A("on the contact with the booking's times", 'engagements("meetings"; $contact_id) | '
+               "map(select(.properties.hs_meeting_start_time == $start and .properties.hs_meeting_end_time == $end)) "
+               "| length", "equals", 1),
+             A("on the deal", '. as $doc | linked("deals"; $deal_id; "meetings"; 211) | map(. as $m | $doc | '
+               'crm("meetings"; $m) | .properties.hs_meeting_start_time) | index($start) != null')))),
+      (Change("crm.deals", ("update",), P("deal_id"), ("dealstage",)), Change("crm.meetings"),
+       Change("crm.associations"), Change("scheduler.scheduled_events"), Change("scheduler.invitees")),
+      (book(P("contact_name"), P("contact_email")),
+       call("hubspot-batch-update-objects", objectType="deals",
+            inputs=[{"id": P("deal_id"), "properties": {"dealstage": "presentationscheduled"}}]),
+       call("hubspot-create-engagement", type="MEETING", ownerId=P("owner_int"),
+            associations={"contactIds": [P("contact_id_int")], "dealIds": [P("deal_id_int")]},
+            metadata={"timestamp": P("start"), "title": "Technical Deep Dive", "startTime": P("start"),
+                      "endTime": P("end")})),
+      mechanisms=("stage_in_pipeline", "open_slots", "association_types")),
+)
