@@ -488,3 +488,201 @@ def deal_presentation(b: Builder, rng: Dice) -> dict[str, Any]:
     return {"deal_id": deal, "company": name, "contact_id": key, **person_params("contact", contact),
             "after": iso(day)[:10], "start": start, "end": end_of(start, 60), "tz": rng.choice(TIMEZONES),
             "owner_int": int(p["hubspot_owner_id"]), "event_type": et_uri("deep-dive")}  # fmt: skip
+
+
+# --- tier 3 -----------------------------------------------------------------------------------------------------
+def _person_row(lead: dict[str, Any], domain: str) -> dict[str, Any]:
+    return {"lead_id": lead["lead_id"], "first": lead["firstName"], "last": lead["lastName"], "title": lead["title"],
+            "email": lead_email(lead, domain)}  # fmt: skip
+
+
+def list_to_sequence(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    name, domain = comp["properties"]["name"], comp["properties"]["domain"]
+    key, _ = b.key("prospecting.lists")
+    list_name = f"{name.split()[0]} buying committee"
+    b.put("prospecting.lists", key, {"id": key, "name": list_name, "type": "LEAD", "shared": False}, "fixture")
+    people = []
+    for _ in range(3):
+        lead = add_lead(b, rng, b.person(rng), name, function=rng.choice(("Operations", "Finance")), level=2)
+        b.put("prospecting.list_members", f"{key}:{lead['lead_id']}", {"list_id": key, "lead_id": lead["lead_id"],
+              "saved_at": b.anchor}, "fixture")  # fmt: skip
+        people.append(_person_row(lead, domain))
+    known = people[rng.randint(0, 2)]
+    known_id, _ = add_contact(b, rng, comp, ckey, jobtitle=known["title"], person=(known["first"], known["last"]))
+    new = [x for x in people if x is not known]
+    return {"company": name, "company_id": ckey, "domain": domain, "list_id": key, "list_name": list_name,
+            "people": people, "emails": [x["email"] for x in people], "known_id": known_id, "new": new,
+            "account_id": account["id"], "sequence_id": SEQUENCE_IDS["Exec Intro"], **owner_params(b, owner_id)}
+
+
+def champion_left(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    name, domain = comp["properties"]["name"], comp["properties"]["domain"]
+    taken = {lead["title"] for lead in b.rows("prospecting.leads").values() if lead["company"] == name}
+    old_title = rng.choice([t for ts in TITLES.values() for t in ts[1:4] if t not in taken])
+    deal = add_deal(b, ckey, comp, f"{name} - expansion", "default", "qualifiedtobuy", amount(rng))
+    champ_id, champ = add_contact(b, rng, comp, ckey, jobtitle=old_title, lifecycle="opportunity")
+    associate_crm(b, "deals", deal, "contacts", champ_id, 3)
+    p = champ["properties"]
+    new_company_name = rng.choice([c[0] for c in COMPANIES if c[0] != name])
+    new_title = rng.choice(TITLES["Operations"][2:])
+    add_lead(b, rng, (p["firstname"], p["lastname"]), name, title=old_title, left_for=(new_company_name, new_title),
+             changed_jobs=False)
+    successor = add_lead(b, rng, b.person(rng), name, title=old_title, changed_jobs=True)
+    return {"company": name, "company_id": ckey, "domain": domain, "deal_id": deal, "champ_id": champ_id,
+            **person_params("champ", champ), "old_title": old_title, "new_company": new_company_name,
+            "new_title": new_title, "successor": _person_row(successor, domain),
+            "successor_email": lead_email(successor, domain), "account_id": account["id"],
+            "sequence_id": SEQUENCE_IDS["Exec Intro"], **owner_params(b, owner_id)}  # fmt: skip
+
+
+def no_show_winback(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["sql"], lifecycle="salesqualifiedlead",
+                                              lead_status="CONNECTED")
+    add_state(b, prospect["id"], SEQUENCE_IDS["SQL Outbound"], "finished", b.anchor)
+    p = contact["properties"]
+    event = add_booking(b, "demo", past_start(b, rng), f"{p['firstname']} {p['lastname']}", p["email"], "UTC")
+    ikey, invitee = invitee_of(b, event)
+    return {"contact_id": key, **person_params("contact", contact), "prospect_id": prospect["id"],
+            "invitee": invitee["uri"], "invitee_id": ikey, "sql_id": SEQUENCE_IDS["SQL Outbound"],
+            "sequence_id": SEQUENCE_IDS["Win-back"], **owner_params(b, owner_id)}  # fmt: skip
+
+
+def booked_opportunity(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["sql"], lifecycle="salesqualifiedlead")
+    state = add_state(b, prospect["id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)
+    p = contact["properties"]
+    event = add_booking(b, "demo", free_start(b, "demo", business_day(b, rng, 1, 4)),
+                        f"{p['firstname']} {p['lastname']}", p["email"], rng.choice(TIMEZONES))
+    name = comp["properties"]["name"]
+    return {"contact_id": key, "company_id": ckey, **person_params("contact", contact), "company": name,
+            "state_id": state["id"], "start": event["start_time"], "end": event["end_time"],
+            "deal_name": f"{name} - New Business", "amount": amount(rng), **owner_params(b, owner_id)}  # fmt: skip
+
+
+def not_interested(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    name = comp["properties"]["name"]
+    key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["exec"], lifecycle="opportunity",
+                                              lead_status="IN_PROGRESS")
+    state = add_state(b, prospect["id"], SEQUENCE_IDS["Exec Intro"], "active", b.anchor)
+    add_mailing(b, prospect["id"], "replied", "Re: introduction", "Thanks, but we are not interested after all. "
+                "Please cancel our call and close this out.")
+    p = contact["properties"]
+    event = add_booking(b, "discovery", free_start(b, "discovery", business_day(b, rng, 2, 6)),
+                        f"{p['firstname']} {p['lastname']}", p["email"], "UTC")
+    deal = add_deal(b, ckey, comp, f"{name} - analytics", "default", "appointmentscheduled", amount(rng))
+    associate_crm(b, "deals", deal, "contacts", key, 3)
+    return {"contact_id": key, **person_params("contact", contact), "company": name, "state_id": state["id"],
+            "event_id": scheduler.uuid_of(event["uri"]), "invitee_id": invitee_of(b, event)[0], "deal_id": deal,
+            "deal_name": f"{name} - analytics", **owner_params(b, owner_id)}  # fmt: skip
+
+
+def mql_fasttrack(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["webinar"],
+                                              lifecycle="marketingqualifiedlead", lead_status="NEW")
+    state = add_state(b, prospect["id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)
+    day = business_day(b, rng)
+    return {"contact_id": key, **person_params("contact", contact), "state_id": state["id"], "after": iso(day)[:10],
+            "start": earliest(b, "demo", day), "tz": rng.choice(TIMEZONES), "event_type": et_uri("demo")}
+
+
+def inbound_seniority(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = company(b, rng)
+    key, contact = add_contact(b, rng, comp, ckey, lifecycle="marketingqualifiedlead", lead_status="NEW", jobtitle="")
+    p = contact["properties"]
+    level = rng.randint(0, 4)
+    lead = add_lead(b, rng, (p["firstname"], p["lastname"]), p["company"], function=rng.choice(list(TITLES)),
+                    level=level)
+    kind = "deep-dive" if level >= 2 else "demo"
+    day = business_day(b, rng)
+    return {"contact_id": key, **person_params("contact", contact), "first": p["firstname"], "last": p["lastname"],
+            "company": p["company"], "title": lead["title"], "senior": level >= 2, "after": iso(day)[:10],
+            "start": earliest(b, kind, day), "tz": rng.choice(TIMEZONES), "event_type": et_uri(kind),
+            "event_name": "Technical Deep Dive" if level >= 2 else "30 Minute Demo"}  # fmt: skip
+
+
+def exec_link(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = company(b, rng)
+    key, contact = add_contact(b, rng, comp, ckey, jobtitle=rng.choice(("VP Finance", "VP Operations", "CFO")))
+    p = contact["properties"]
+    lead = add_lead(b, rng, (p["firstname"], p["lastname"]), p["company"], title=p["jobtitle"], degree=3,
+                    open_profile=True)
+    return {"contact_id": key, **person_params("contact", contact), "company": p["company"],
+            "lead_id": lead["lead_id"], "urn": lead["urn"], "event_type": et_uri("demo"),
+            "credits": b.rows("prospecting.credits")["inmail"]["available"],
+            "owner_int": int(p["hubspot_owner_id"])}  # fmt: skip
+
+
+def new_hire_link(b: Builder, rng: Dice) -> dict[str, Any]:
+    _, comp, account, owner_id = account_scene(b, rng)
+    name, domain = comp["properties"]["name"], comp["properties"]["domain"]
+    lead = add_lead(b, rng, b.person(rng), name, function="Operations", level=3, changed_jobs=True, degree=1)
+    return {"company": name, "domain": domain, **_person_row(lead, domain), "urn": lead["urn"],
+            "name": f"{lead['firstName']} {lead['lastName']}", "account_id": account["id"],
+            "event_type": et_uri("discovery"), "credits": b.rows("prospecting.credits")["inmail"]["available"],
+            "sequence_id": SEQUENCE_IDS["Exec Intro"], **owner_params(b, owner_id)}  # fmt: skip
+
+
+def enrich_optout(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    ids, titles, prospects, opted = [], {}, [], None
+    for i in range(3):
+        key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["enrich"], jobtitle="")
+        p = contact["properties"]
+        lead = add_lead(b, rng, (p["firstname"], p["lastname"]), p["company"])
+        ids.append(key)
+        titles[key] = lead["title"]
+        if i == 2:
+            prospect["attributes"]["optedOut"] = True
+            opted = {"contact_id": key, "name": f"{p['firstname']} {p['lastname']}", "prospect": prospect["id"]}
+        else:
+            prospects.append(prospect["id"])
+    assert opted is not None
+    due = business_day(b, rng, 1, 3)
+    return {"company": comp["properties"]["name"], "contact_ids": ids, "titles": titles,
+            "updates": [{"id": k, "properties": {"jobtitle": v}} for k, v in titles.items()],
+            "eligible": prospects, "opted_out": opted["prospect"], "opted_id": opted["contact_id"],
+            "opted_name": opted["name"], "due": iso(due)[:10], "due_time": iso(due.replace(hour=9)),
+            "sequence_id": SEQUENCE_IDS["SQL Outbound"], **owner_params(b, owner_id)}  # fmt: skip
+
+
+def expansion_finance(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = new_company(b, rng, with_account=True)  # a fresh account: its only leaders are the scene's
+    name, domain = comp["properties"]["name"], comp["properties"]["domain"]
+    account = account_for(b, name)
+    assert account is not None
+    owner_id = comp["properties"]["hubspot_owner_id"]
+    add_deal(b, ckey, comp, f"{name} - platform", "default", "closedwon", amount(rng),
+             closedate=iso(b.start - timedelta(days=90))[:10])
+    leaders = [add_lead(b, rng, b.person(rng), name, function="Finance", level=lvl) for lvl in (2, 3, 4)]
+    add_lead(b, rng, b.person(rng), name, function="Finance", level=1)
+    people = [_person_row(x, domain) for x in leaders]
+    known = people[0]
+    known_id, known_contact = add_contact(b, rng, comp, ckey, jobtitle=known["title"],
+                                          person=(known["first"], known["last"]))
+    known_prospect = add_prospect(b, known_contact["properties"], account, ["q1-import"])
+    return {"company": name, "company_id": ckey, "domain": domain, "people": people,
+            "emails": [x["email"] for x in people], "known_id": known_id, "known_prospect": known_prospect["id"],
+            "new": people[1:], "account_id": account["id"], "sequence_id": SEQUENCE_IDS["Exec Intro"],
+            **owner_params(b, owner_id)}  # fmt: skip
+
+
+def locked_rep_handoff(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    key, contact = add_contact(b, rng, comp, ckey, lifecycle="salesqualifiedlead", lead_status="NEW")
+    b.rows("sequencer.users")[str(user_for_owner(b, owner_id))]["attributes"]["locked"] = True  # on leave
+    backup_id = rng.choice([o for o in b.rows("crm.owners") if o != owner_id])
+    p = contact["properties"]
+    day = business_day(b, rng)
+    backup = owner_params(b, backup_id)
+    return {"contact_id": key, **person_params("contact", contact), "first": p["firstname"], "last": p["lastname"],
+            "company": p["company"], "account_id": account["id"], "owner": owner_name(b, owner_id),
+            "backup": backup["owner"], "backup_id": backup_id, "backup_email": backup["owner_email"],
+            "user": backup["user"], "mailbox": backup["mailbox"], "sequence_id": SEQUENCE_IDS["SQL Outbound"],
+            "after": iso(day)[:10], "start": earliest(b, "discovery", day), "tz": rng.choice(TIMEZONES),
+            "event_type": et_uri("discovery")}  # fmt: skip

@@ -18,6 +18,7 @@ from salesgym.envs.workflows.tasks.templates import (
     CATALOGUE,
     NO_INMAIL,
     NO_INMAIL_SENT,
+    TZ,
     book,
     call,
 )
@@ -557,4 +558,384 @@ CATALOGUE.add(
             metadata={"timestamp": P("start"), "title": "Technical Deep Dive", "startTime": P("start"),
                       "endTime": P("end")})),
       mechanisms=("stage_in_pipeline", "open_slots", "association_types")),
+)
+
+
+def contact_on_company(email: str) -> str:
+    return (f". as $d | contact({email}) | .id as $c | $d | (linked(\"contacts\"; $c; \"companies\"; 279) + "
+            "linked(\"contacts\"; $c; \"companies\"; 1)) | index($company_id) != null")
+
+
+def new_contact(row: str, extra: dict[str, object] | None = None,
+                associations: list[dict[str, object]] | None = None) -> dict[str, object]:
+    """A batch-create input for a person row of the parameters (``people.0``...), on ``$company_id``."""
+    return {"properties": {"email": P(f"{row}.email"), "firstname": P(f"{row}.first"), "lastname": P(f"{row}.last"),
+                           "jobtitle": P(f"{row}.title"), "company": P("company"), **(extra or {})},
+            "associations": associations or [{"to": {"id": P("company_id")}, "types": [{"associationTypeId": 279}]}]}
+
+
+def new_prospect(row: str) -> dict[str, object]:
+    return call("prospect_create", attrs={"emails": [P(f"{row}.email")], "firstName": P(f"{row}.first"),
+                                          "lastName": P(f"{row}.last"), "title": P(f"{row}.title")},
+                accountId=P("account_id"), ownerId=P("user"))
+
+
+EACH_ON_ACCOUNT_IN_SEQUENCE = A(
+    "each a prospect on the account in the sequence from the mailbox", "every($emails; . as $e | [$doc | "
+    "prospect($e)] | length == 1 and (.[0] | rel(\"account\")) == $account_id and (.[0].id as $p | $doc | states($p; "
+    "$sequence_id) | length == 1 and (.[0] | rel(\"mailbox\")) == $mailbox))")
+
+# --- tier 3 -----------------------------------------------------------------------------------------------------
+CATALOGUE.add(
+    T("list-to-sequence", "outbound", "Sequence a saved buying committee",
+      "Every lead on the list is one CRM contact on the company and one prospect on the account in Exec Intro; "
+      "the contact who already existed is not duplicated.",
+      "Work the lead list \"{list_name}\": every lead on it must be a CRM contact on {company} (email "
+      "firstname.lastname@{domain}, lower case, title from the profile); one of them is already in the CRM, do not "
+      "duplicate them. Then create each as a prospect on the {company} account and start all of them on \"Exec "
+      "Intro\" from {owner}'s mailbox ({owner_email}).",
+      ("prospecting", "crm", "sequencer"), fm.list_to_sequence,
+      (Step("prospecting", "read the list", ("get_lead_lists", "get_lead_list_members"), (NO_INMAIL_SENT,)),
+       Step("crm", "add the missing contacts", ("hubspot-search-objects", "hubspot-batch-create-objects"),
+            (A("one contact each", "every($emails; . as $e | [$doc | contact($e)] | length == 1)"),
+             A("the known contact is the one kept", 'crm("contacts"; $known_id) | .properties.email | ascii_downcase | '
+               ". as $e | $emails | index($e) != null"),
+             A("the new ones on the company", "every($new; . as $x | $doc | " + contact_on_company("$x.email")
+               + ")"))),
+       Step("sequencer", "create and enrol the prospects", ("prospect_create", "sequence_add_prospects"),
+            (EACH_ON_ACCOUNT_IN_SEQUENCE,))),
+      (Change("crm.contacts", ("create",)), Change("crm.associations", ("create",)),
+       Change("sequencer.prospects", ("create",)), Change("sequencer.sequence_states", ("create",))),
+      (call("hubspot-batch-create-objects", objectType="contacts", inputs=[new_contact("new.0"),
+                                                                           new_contact("new.1")]),
+       *(new_prospect(f"people.{i}") for i in (0, 1, 2)),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=[OUT(i, ".data.id") for i in (1, 2, 3)],
+            mailboxId=P("mailbox"))),
+      read_only=("prospecting",), forbidden=(NO_INMAIL,), mechanisms=("unique_email", "no_upsert")),
+    T("champion-left-replace", "re-engagement", "Replace a champion who left",
+      "The former champion's CRM record has their new company and title; their successor is a contact on the "
+      "company and the deal, and in Exec Intro.",
+      "Our champion on the \"{company} - expansion\" deal, {champ_name}, seems to have left. Check Sales Navigator "
+      "and update their CRM company and job title to their new ones. Then find who now holds their old title "
+      "({old_title}) at {company} (they changed jobs recently), add that person as a CRM contact (email "
+      "firstname.lastname@{domain}, lower case, with the title) associated to {company} and to the deal, and start "
+      "them on \"Exec Intro\" as a prospect on the {company} account from {owner}'s mailbox ({owner_email}).",
+      ("prospecting", "crm", "sequencer"), fm.champion_left,
+      (Step("prospecting", "check the champion and find the successor", ("get_sales_profile", "sales_search_leads"),
+            (NO_INMAIL_SENT,)),
+       Step("crm", "update the champion, add the successor", ("hubspot-batch-update-objects",
+                                                              "hubspot-batch-create-objects"),
+            (A("champion's new company and title", 'crm("contacts"; $champ_id) | .properties | [.company, '
+               ".jobtitle]", "equals", [P("new_company"), P("new_title")]),
+             A("successor on the company", contact_on_company("$successor_email")),
+             A("successor on the deal", '. as $d | contact($successor_email) | .id as $c | $d | '
+               'linked("deals"; $deal_id; "contacts"; 3) | index($c) != null'))),
+       Step("sequencer", "start the successor on Exec Intro", ("prospect_create", "sequence_add_prospects"),
+            (A("successor in Exec Intro from the mailbox, on the account", "[$successor_email] as $emails | "
+               + EACH_ON_ACCOUNT_IN_SEQUENCE.expr),))),
+      (Change("crm.contacts", ("update",), P("champ_id"), ("company", "jobtitle")),
+       Change("crm.contacts", ("create",)), Change("crm.associations", ("create",)),
+       Change("sequencer.prospects", ("create",)), Change("sequencer.sequence_states", ("create",))),
+      (call("hubspot-batch-update-objects", objectType="contacts",
+            inputs=[{"id": P("champ_id"), "properties": {"company": P("new_company"), "jobtitle": P("new_title")}}]),
+       call("hubspot-batch-create-objects", objectType="contacts", inputs=[new_contact("successor", associations=[
+           {"to": {"id": P("company_id")}, "types": [{"associationTypeId": 279}]},
+           {"to": {"id": P("deal_id")}, "types": [{"associationTypeId": 4}]}])]),
+       new_prospect("successor"),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=[OUT(2, ".data.id")],
+            mailboxId=P("mailbox"))),
+      read_only=("prospecting",), forbidden=(NO_INMAIL,),
+      mechanisms=("left_account", "changed_jobs", "association_types")),
+    T("list-expansion-finance", "outbound", "Expand into a customer's finance team",
+      "Every Director+ Finance leader at the customer is one CRM contact on the company and one prospect in Exec "
+      "Intro; the leader who was already a contact and a prospect is reused, not duplicated.",
+      "{company} is a customer; expand into their finance team. Every Director-level or more senior Finance leader "
+      "there (Sales Navigator) should be a CRM contact on {company} (email firstname.lastname@{domain}, lower case, "
+      "with their title) and a prospect on the {company} account in \"Exec Intro\" from {owner}'s mailbox "
+      "({owner_email}). Some may already be contacts or prospects: never create duplicates.",
+      ("prospecting", "crm", "sequencer"), fm.expansion_finance,
+      (Step("prospecting", "find the leaders", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+       Step("crm", "add the missing contacts", ("hubspot-search-objects", "hubspot-batch-create-objects"),
+            (A("one contact each", "every($emails; . as $e | [$doc | contact($e)] | length == 1)"),
+             A("the new ones on the company", "every($new; . as $x | $doc | " + contact_on_company("$x.email")
+               + ")"))),
+       Step("sequencer", "reuse or create prospects and enrol them", ("prospect_search", "prospect_create",
+                                                                      "sequence_add_prospects"),
+            (EACH_ON_ACCOUNT_IN_SEQUENCE,
+             A("the existing prospect reused", "prospect($people[0].email) | .id", "equals", P("known_prospect"))))),
+      (Change("crm.contacts", ("create",)), Change("crm.associations", ("create",)),
+       Change("sequencer.prospects", ("create",)), Change("sequencer.sequence_states", ("create",))),
+      (call("sales_search_leads", company=[P("company")], function_area=["Finance"],
+            seniority_level=["Director", "VP", "CXO"]),
+       call("hubspot-batch-create-objects", objectType="contacts", inputs=[new_contact("new.0"),
+                                                                           new_contact("new.1")]),
+       new_prospect("new.0"), new_prospect("new.1"),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"),
+            prospectIds=[P("known_prospect"), OUT(2, ".data.id"), OUT(3, ".data.id")], mailboxId=P("mailbox"))),
+      read_only=("prospecting",), forbidden=(NO_INMAIL,), mechanisms=("unique_email", "no_upsert", "filter_and")),
+    T("enrich-optout-sequence", "hygiene", "Enrich, sequence, and call the opted-out",
+      "The contacts have their profile titles; the reachable prospects are in SQL Outbound; the opted-out one has "
+      "a CRM call task instead.",
+      "Three {company} contacts have no job title in the CRM: fill each in from Sales Navigator. Then add their "
+      "prospects to \"SQL Outbound\" from {owner}'s mailbox ({owner_email}); whoever has opted out of email gets a "
+      "CRM call task \"Call {{name}}\" (their name) due {due} instead.",
+      ("prospecting", "crm", "sequencer"), fm.enrich_optout,
+      (Step("prospecting", "read the profiles", ("sales_search_leads",), (NO_INMAIL_SENT,)),
+       Step("crm", "write the titles", ("hubspot-batch-update-objects",),
+            (A("titles from the profiles", "every($contact_ids; . as $c | $doc | crm(\"contacts\"; $c) | "
+               ".properties.jobtitle == $titles[$c])"),)),
+       Step("sequencer", "enrol the reachable prospects", ("prospect_search", "sequence_add_prospects"),
+            (A("reachable prospects enrolled", enrolled("$eligible")),
+             A("the opted-out one not", "states($opted_out; $sequence_id) | length", "equals", 0))),
+       Step("crm", "call task for the opted-out contact", ("hubspot-create-engagement",),
+            (A("a call task due that day", 'engagements("tasks"; $opted_id) | map(select(.properties | '
+               '.hs_task_type == "CALL" and (.hs_timestamp | startswith($due)) and (.hs_task_subject | '
+               'contains($opted_name)))) | length', "equals", 1),))),
+      (Change("crm.contacts", ("update",), P("contact_ids"), ("jobtitle",)), Change("crm.tasks", ("create",)),
+       Change("crm.associations", ("create",)), Change("sequencer.sequence_states", ("create",))),
+      (call("hubspot-batch-update-objects", objectType="contacts", inputs=P("updates")),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=P("eligible"), mailboxId=P("mailbox")),
+       call("hubspot-create-engagement", type="TASK", ownerId=P("owner_int"),
+            associations={"contactIds": [P("opted_id_int")]},
+            metadata={"timestamp": P("due_time"), "subject": F("Call {opted_name}"), "taskType": "CALL"})),
+      read_only=("prospecting",), forbidden=(NO_INMAIL, Forbidden(
+          "never try to email the opted-out prospect", ("sequence_add_prospects",),
+          args=".prospectIds | index($opted_out) != null")),
+      mechanisms=("enrichment", "opt_out")),
+    T("no-show-winback", "re-engagement", "Put a no-show back into outreach",
+      "The no-show is recorded, the contact is Attempted to contact, and they are in Win-back (SQL Outbound, which "
+      "they already finished, does not take them twice).",
+      "{contact_name} ({contact_email}) did not turn up to their 30 Minute Demo. Mark the no-show in the scheduler, "
+      "set their CRM lead status to Attempted to contact, and put them back into outreach from {owner}'s mailbox "
+      "({owner_email}): \"SQL Outbound\" if it will take them, otherwise \"Win-back\".",
+      ("scheduler", "crm", "sequencer"), fm.no_show_winback,
+      (Step("scheduler", "mark the no-show", ("meetings-list_events", "meetings-list_event_invitees",
+                                              "invitee_no_shows-create"),
+            (A("no-show recorded", ".scheduler.invitees[] | select(.uri == $invitee) | .no_show != null"),)),
+       Step("crm", "update the status", ("hubspot-search-objects", "hubspot-batch-update-objects"),
+            (A("attempted to contact", 'crm("contacts"; $contact_id) | .properties.hs_lead_status', "equals",
+               "ATTEMPTED_TO_CONTACT"),)),
+       Step("sequencer", "back into outreach", ("prospect_search", "sequence_state_search",
+                                                "sequence_add_prospects"),
+            (A("in Win-back from the mailbox", enrolled("[$prospect_id]")),
+             A("SQL Outbound not repeated", "states($prospect_id; $sql_id) | length", "equals", 1)))),
+      (Change("scheduler.no_shows"), Change("scheduler.invitees", ("update",), P("invitee_id"), ("no_show",)),
+       Change("crm.contacts", ("update",), P("contact_id"), ("hs_lead_status",)),
+       Change("sequencer.sequence_states", ("create",))),
+      (call("invitee_no_shows-create", invitee=P("invitee")),
+       call("hubspot-batch-update-objects", objectType="contacts",
+            inputs=[{"id": P("contact_id"), "properties": {"hs_lead_status": "ATTEMPTED_TO_CONTACT"}}]),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=[P("prospect_id")],
+            mailboxId=P("mailbox"))),
+      forbidden=(NO_BOOKING,), mechanisms=("no_show_after_start", "no_reenrolment")),
+    T("booked-demo-opportunity", "pipeline", "Turn a booked demo into a priced opportunity",
+      "Outreach is finished, the demo is logged, and a deal with the agreed amount is open at Appointment "
+      "Scheduled on the contact and company; the contact is an opportunity.",
+      "{contact_name} ({contact_email}) booked a 30 Minute Demo. Finish their SQL Outbound state (do not delete it); "
+      "in the CRM log the meeting on their contact with the booking's times, open a deal \"{deal_name}\" in the "
+      "Sales Pipeline at Appointment Scheduled with the amount {requester} quoted (ask), associated to the contact "
+      "and to {company}, and make the contact an opportunity. The scheduler is read only for this.",
+      ("scheduler", "sequencer", "crm"), fm.booked_opportunity,
+      (Step("scheduler", "read the booking", ("meetings-list_events",),
+            (A("booking untouched", "events_of($contact_email) | map(.status)", "equals", ["active"]),)),
+       Step("sequencer", "finish outreach", ("prospect_search", "sequence_state_search", "sequence_state_finish"),
+            (A("finished", states_are("[$state_id]", "finished")),)),
+       Step("crm", "log and open the deal", ("hubspot-create-engagement", "hubspot-batch-create-objects",
+                                             "hubspot-batch-update-objects"),
+            (A("meeting logged with the booking's times", 'engagements("meetings"; $contact_id) | map(select('
+               ".properties.hs_meeting_start_time == $start and .properties.hs_meeting_end_time == $end)) | length",
+               "equals", 1),
+             A("deal at Appointment Scheduled with the amount", "[deal_named($deal_name) | [.properties.pipeline, "
+               ".properties.dealstage, (.properties.amount | tonumber)]] == [[\"default\", \"appointmentscheduled\", "
+               "($amount | tonumber)]]"),
+             A("on the contact", 'deal_linked($deal_name; "contacts"; 3)', "contains", P("contact_id")),
+             A("on the company", 'deal_linked($deal_name; "companies"; 5) + deal_linked($deal_name; "companies"; 341)',
+               "contains", P("company_id")),
+             A("an opportunity", 'crm("contacts"; $contact_id) | .properties.lifecyclestage', "equals",
+               "opportunity")))),
+      (Change("sequencer.sequence_states", ("update",), P("state_id"), ("state", "finishedAt")),
+       Change("crm.meetings"), Change("crm.deals", ("create",)), Change("crm.associations", ("create",)),
+       Change("crm.contacts", ("update",), P("contact_id"), ("lifecyclestage",))),
+      (call("ask_requester", question="What amount did you quote them?"),
+       call("sequence_state_finish", id=P("state_id")),
+       call("hubspot-create-engagement", type="MEETING", ownerId=P("owner_int"),
+            associations={"contactIds": [P("contact_id_int")]},
+            metadata={"timestamp": P("start"), "title": "30 Minute Demo", "startTime": P("start"), "endTime": P("end")}),
+       call("hubspot-batch-create-objects", objectType="deals", inputs=[
+           {"properties": {"dealname": P("deal_name"), "pipeline": "default", "dealstage": "appointmentscheduled",
+                           "amount": P("amount"), "hubspot_owner_id": P("owner_id")},
+            "associations": [{"to": {"id": P("contact_id")}, "types": [{"associationTypeId": 3}]},
+                             {"to": {"id": P("company_id")}, "types": [{"associationTypeId": 5}]}]}]),
+       call("hubspot-batch-update-objects", objectType="contacts",
+            inputs=[{"id": P("contact_id"), "properties": {"lifecyclestage": "opportunity"}}])),
+      read_only=("scheduler",), facts=(FactSpec("amount", ("amount", "quote", "price", "figure", "how much"),
+                                                "amount"),),
+      requester_role="the account executive", mechanisms=("finish_not_delete", "hidden_fact", "association_types")),
+    T("not-interested-close", "pipeline", "Close out a prospect who declined",
+      "The declined prospect's call is canceled with a reason, their outreach is finished, the deal is Closed Lost "
+      "and the contact is Unqualified.",
+      "{contact_name} ({contact_email}) replied to Exec Intro. Read the reply and act on it: cancel their upcoming "
+      "Discovery Call with a reason, finish their sequence state (do not delete it), move the \"{deal_name}\" deal "
+      "to Closed Lost and set their lead status to Unqualified.",
+      ("sequencer", "scheduler", "crm"), fm.not_interested,
+      (Step("sequencer", "read the reply and finish outreach", ("prospect_search", "emails_search",
+                                                                "sequence_state_finish"),
+            (A("finished", states_are("[$state_id]", "finished")),)),
+       Step("scheduler", "cancel the call", ("meetings-list_events", "meetings-cancel_event"),
+            (A("canceled with a reason", ".scheduler.scheduled_events[] | select(.uri | endswith($event_id)) | "
+               ".status == \"canceled\" and (.cancellation.reason | length) > 0"),)),
+       Step("crm", "close it out", ("hubspot-search-objects", "hubspot-batch-update-objects"),
+            (A("deal closed lost", f"{DEAL} | .properties.dealstage", "equals", "closedlost"),
+             A("unqualified", 'crm("contacts"; $contact_id) | .properties.hs_lead_status', "equals",
+               "UNQUALIFIED")))),
+      (Change("sequencer.sequence_states", ("update",), P("state_id"), ("state", "finishedAt")),
+       Change("scheduler.scheduled_events", ("update",), P("event_id"), ("status", "cancellation",
+                                                                          "invitees_counter")),
+       Change("scheduler.invitees", ("update",), P("invitee_id"), ("status",)),
+       Change("crm.deals", ("update",), P("deal_id"), ("dealstage",)),
+       Change("crm.contacts", ("update",), P("contact_id"), ("hs_lead_status",))),
+      (call("sequence_state_finish", id=P("state_id")),
+       call("meetings-cancel_event", uuid=P("event_id"), reason="The prospect is not interested."),
+       call("hubspot-batch-update-objects", objectType="deals",
+            inputs=[{"id": P("deal_id"), "properties": {"dealstage": "closedlost"}}]),
+       call("hubspot-batch-update-objects", objectType="contacts",
+            inputs=[{"id": P("contact_id"), "properties": {"hs_lead_status": "UNQUALIFIED"}}])),
+      forbidden=(NO_BOOKING,), mechanisms=("read_replies", "cancel_reason", "finish_not_delete")),
+    T("mql-demo-fasttrack", "inbound", "Fast-track an MQL who asked for a demo",
+      "The MQL has the earliest demo in their time zone, is an SQL in progress, and is out of the webinar "
+      "nurture (finished, not deleted).",
+      "{contact_name} ({contact_email}) from the webinar asked for a demo. Book the earliest 30 Minute Demo on or "
+      "after {after} ({requester} knows their time zone: ask), make them a sales-qualified lead with lead status In "
+      "Progress, and finish their Webinar Follow-up sequence state.",
+      ("crm", "sequencer", "scheduler"), fm.mql_fasttrack,
+      (Step("scheduler", "book the demo", ("ask_requester", "event_types-list_event_type_available_times",
+                                           "meetings-create_invitee"), (active_at("$contact_email"),)),
+       Step("crm", "qualify", ("hubspot-search-objects", "hubspot-batch-update-objects"),
+            (A("an SQL in progress", 'crm("contacts"; $contact_id) | .properties | [.lifecyclestage, '
+               ".hs_lead_status]", "equals", ["salesqualifiedlead", "IN_PROGRESS"]),)),
+       Step("sequencer", "stop the nurture", ("prospect_search", "sequence_state_search", "sequence_state_finish"),
+            (A("finished", states_are("[$state_id]", "finished")),))),
+      (Change("scheduler.scheduled_events", ("create",)), Change("scheduler.invitees", ("create",)),
+       Change("crm.contacts", ("update",), P("contact_id"), ("lifecyclestage", "hs_lead_status")),
+       Change("sequencer.sequence_states", ("update",), P("state_id"), ("state", "finishedAt"))),
+      (call("ask_requester", question="Which time zone are they in?"),
+       book(P("contact_name"), P("contact_email")),
+       call("hubspot-batch-update-objects", objectType="contacts", inputs=[
+           {"id": P("contact_id"), "properties": {"lifecyclestage": "salesqualifiedlead",
+                                                  "hs_lead_status": "IN_PROGRESS"}}]),
+       call("sequence_state_finish", id=P("state_id"))),
+      facts=(TZ,), requester_role="the account executive",
+      mechanisms=("open_slots", "hidden_fact", "finish_not_delete")),
+    T("inbound-seniority-route", "inbound", "Route an inbound lead by seniority",
+      "The contact has their profile title and is an SQL, and is booked into the meeting their seniority calls "
+      "for (Director and above: the deep dive; others: the demo).",
+      "{contact_name} ({contact_email}) at {company} filled in the contact form without a job title. Take their "
+      "title from Sales Navigator and make them a sales-qualified lead. If they are Director-level or more senior, "
+      "book them the earliest Technical Deep Dive on or after {after}; otherwise the earliest 30 Minute Demo on or "
+      "after {after} (time zone {tz}).",
+      ("prospecting", "crm", "scheduler"), fm.inbound_seniority,
+      (Step("prospecting", "read the profile", ("sales_search_leads", "get_sales_profile"), (NO_INMAIL_SENT,)),
+       Step("crm", "title and qualify", ("hubspot-batch-update-objects",),
+            (A("title from the profile and SQL", 'crm("contacts"; $contact_id) | .properties | [.jobtitle, '
+               ".lifecyclestage]", "equals", [P("title"), "salesqualifiedlead"]),)),
+       Step("scheduler", "book the meeting their seniority calls for", ("event_types-list_event_types",
+                                                                        "event_types-list_event_type_available_times",
+                                                                        "meetings-create_invitee"),
+            (active_at("$contact_email"),
+             A("one booking only", "events_of($contact_email) | length", "equals", 1)))),
+      (Change("crm.contacts", ("update",), P("contact_id"), ("jobtitle", "lifecyclestage")),
+       Change("scheduler.scheduled_events", ("create",)), Change("scheduler.invitees", ("create",))),
+      (call("sales_search_leads", keywords=F("{first} {last}"), company=[P("company")]),
+       call("hubspot-batch-update-objects", objectType="contacts", inputs=[
+           {"id": P("contact_id"), "properties": {"jobtitle": OUT(0, ".elements[0].title"),
+                                                  "lifecyclestage": "salesqualifiedlead"}}]),
+       book(P("contact_name"), P("contact_email"))),
+      read_only=("prospecting",), forbidden=(NO_INMAIL,), mechanisms=("enrichment", "seniority_routing",
+                                                                      "open_slots")),
+    T("exec-inmail-demo-link", "outbound", "Invite an executive to pick a demo time",
+      "The executive got a free InMail carrying a single-use demo link, and their CRM contact has a note with the "
+      "link.",
+      "Invite {contact_name}, an executive at {company}, to pick a time for a 30 Minute Demo: create a single-use "
+      "scheduling link for it, send it to them by InMail on Sales Navigator (they have an Open Profile, so it should "
+      "cost nothing), and log a note on their CRM contact with the link.",
+      ("prospecting", "crm", "scheduler"), fm.exec_link,
+      (Step("scheduler", "create the link", ("event_types-list_event_types",
+                                             "scheduling_links-create_single_use_scheduling_link"),
+            (A("one demo link", "[.scheduler.scheduling_links[] | select(.owner == $event_type)] | length", "equals",
+               1),)),
+       Step("prospecting", "InMail it for free", ("sales_search_leads", "get_sales_profile", "send_inmail"),
+            (A("the InMail carries the link", "[.scheduler.scheduling_links[] | .booking_url] as $urls | "
+               "[.prospecting.inmails[] | select(.lead_id == $lead_id) | .body] | length == 1 and (.[0] as $b | "
+               "$urls | any(. as $u | $b | contains($u)))"),
+             A("no credit spent", ".prospecting.credits[0].available", "equals", P("credits")))),
+       Step("crm", "note the link on the contact", ("hubspot-create-engagement",),
+            (A("a note with the link", "[.scheduler.scheduling_links[] | .booking_url] as $urls | "
+               'engagements("notes"; $contact_id) | map(.properties.hs_note_body) | join(" ") as $b | $urls | '
+               "any(. as $u | $b | contains($u))"),))),
+      (Change("scheduler.scheduling_links", ("create",)), Change("prospecting.inmails", ("create",)),
+       Change("crm.notes"), Change("crm.associations")),
+      (call("scheduling_links-create_single_use_scheduling_link", owner=P("event_type")),
+       call("send_inmail", recipient_urn=P("urn"), subject="30 minutes on your roadmap?",
+            body=OUT(0, '"Pick a time that suits you: " + .resource.booking_url')),
+       call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"),
+            associations={"contactIds": [P("contact_id_int")]},
+            metadata={"timestamp": P("today"), "body": OUT(0, '"Demo link sent by InMail: " + .resource.booking_url')})),
+      forbidden=(NO_BOOKING,), mechanisms=("single_use_link", "inmail_open_profile")),
+    T("new-hire-link-outreach", "outbound", "Welcome a new hire: sequence and a call link",
+      "The new hire is a prospect on the account in Exec Intro and got a free InMail carrying a single-use "
+      "discovery-call link.",
+      "{name} just joined {company} as {title} and is a 1st-degree connection. Create them as a prospect on the "
+      "{company} account (email firstname.lastname@{domain}, lower case, with their title), start them on \"Exec "
+      "Intro\" from {owner}'s mailbox ({owner_email}), and send them a single-use Discovery Call link by InMail.",
+      ("prospecting", "sequencer", "scheduler"), fm.new_hire_link,
+      (Step("prospecting", "find the profile", ("sales_search_leads",), (
+          A("no credit spent", ".prospecting.credits[0].available", "equals", P("credits")),)),
+       Step("sequencer", "create and enrol the prospect", ("prospect_create", "sequence_add_prospects"),
+            (A("on the account in Exec Intro from the mailbox", "[$email] as $emails | "
+               + EACH_ON_ACCOUNT_IN_SEQUENCE.expr),)),
+       Step("scheduler", "create the link and send it", ("scheduling_links-create_single_use_scheduling_link",),
+            (A("the InMail carries a discovery link", "[.scheduler.scheduling_links[] | select(.owner == "
+               "$event_type) | .booking_url] as $urls | [.prospecting.inmails[] | select(.lead_id == $lead_id) | "
+               ".body] | length == 1 and (.[0] as $b | $urls | any(. as $u | $b | contains($u)))"),))),
+      (Change("sequencer.prospects", ("create",)), Change("sequencer.sequence_states", ("create",)),
+       Change("scheduler.scheduling_links", ("create",)), Change("prospecting.inmails", ("create",))),
+      (call("prospect_create", attrs={"emails": [P("email")], "firstName": P("first"), "lastName": P("last"),
+                                      "title": P("title")}, accountId=P("account_id"), ownerId=P("user")),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=[OUT(0, ".data.id")],
+            mailboxId=P("mailbox")),
+       call("scheduling_links-create_single_use_scheduling_link", owner=P("event_type")),
+       call("send_inmail", recipient_urn=P("urn"), subject="Welcome to the new role",
+            body=OUT(2, '"Congratulations on the move! If useful, grab 30 minutes here: " + .resource.booking_url'))),
+      forbidden=(NO_BOOKING,), mechanisms=("changed_jobs", "single_use_link", "inmail_free_first_degree")),
+)
+
+CATALOGUE.add(
+    T("handoff-locked-rep", "inbound", "Hand off an SQL while its rep is on leave",
+      "The SQL has the earliest discovery call, is a prospect on the account in SQL Outbound from the backup rep's "
+      "mailbox (the owner's user is locked), and the backup owns the contact in the CRM.",
+      "{contact_name} ({contact_email}) is a new SQL at {company}. Book them the earliest Discovery Call on or after "
+      "{after} (time zone {tz}), create them as a prospect on the {company} account and start \"SQL Outbound\" from "
+      "their CRM owner's mailbox. {owner} is on leave: if the sequencer will not send from {owner}'s mailbox, use "
+      "{backup}'s ({backup_email}) and make {backup} the contact's CRM owner.",
+      ("crm", "sequencer", "scheduler"), fm.locked_rep_handoff,
+      (Step("scheduler", "book the call", ("event_types-list_event_type_available_times", "meetings-create_invitee"),
+            (active_at("$contact_email"),)),
+       Step("sequencer", "sequence from a mailbox that can send", ("account_search", "prospect_create",
+                                                                   "mailbox_search", "sequence_add_prospects"),
+            (A("on the account in SQL Outbound from the backup's mailbox", "[$contact_email] as $emails | "
+               + EACH_ON_ACCOUNT_IN_SEQUENCE.expr),)),
+       Step("crm", "reassign the owner", ("hubspot-list-owners", "hubspot-batch-update-objects"),
+            (A("owned by the backup", 'crm("contacts"; $contact_id) | .properties.hubspot_owner_id', "equals",
+               P("backup_id")),))),
+      (Change("scheduler.scheduled_events", ("create",)), Change("scheduler.invitees", ("create",)),
+       Change("sequencer.prospects", ("create",)), Change("sequencer.sequence_states", ("create",)),
+       Change("crm.contacts", ("update",), P("contact_id"), ("hubspot_owner_id",))),
+      (book(P("contact_name"), P("contact_email")),
+       call("prospect_create", attrs={"emails": [P("contact_email")], "firstName": P("first"), "lastName": P("last")},
+            accountId=P("account_id"), ownerId=P("user")),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"), prospectIds=[OUT(1, ".data.id")],
+            mailboxId=P("mailbox")),
+       call("hubspot-batch-update-objects", objectType="contacts",
+            inputs=[{"id": P("contact_id"), "properties": {"hubspot_owner_id": P("backup_id")}}])),
+      mechanisms=("user_locked", "open_slots", "owner_ids")),
 )
