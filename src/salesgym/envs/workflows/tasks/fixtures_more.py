@@ -35,7 +35,6 @@ from salesgym.envs.workflows.tasks.fixtures import (
     EVENT_TYPE,
     SEQUENCE_IDS,
     TIMEZONES,
-    abm_scene,
     add_booking,
     amount,
     business_day,
@@ -250,7 +249,8 @@ def inmail_free(b: Builder, rng: Dice) -> dict[str, Any]:
     b.put("prospecting.lists", key, {"id": key, "name": list_name, "type": "LEAD", "shared": False}, "fixture")
     reach = [(1, False), (3, True), (2, False), (3, False)]
     rng.shuffle(reach)
-    free, paid = [], []
+    free: list[dict[str, Any]] = []
+    paid: list[dict[str, Any]] = []
     for degree, open_profile in reach:
         lead = add_lead(b, rng, b.person(rng), name, degree=degree, open_profile=open_profile)
         b.put("prospecting.list_members", f"{key}:{lead['lead_id']}", {"list_id": key, "lead_id": lead["lead_id"],
@@ -412,7 +412,7 @@ def week_demos(b: Builder, rng: Dice) -> dict[str, Any]:
 
 
 def changed_jobs_sequence(b: Builder, rng: Dice) -> dict[str, Any]:
-    ckey, comp = new_company(b, rng, with_account=True)
+    _, comp = new_company(b, rng, with_account=True)
     name, domain = comp["properties"]["name"], comp["properties"]["domain"]
     account = account_for(b, name)
     assert account is not None
@@ -438,7 +438,7 @@ def inmail_link(b: Builder, rng: Dice) -> dict[str, Any]:
 
 def reply_reschedule(b: Builder, rng: Dice) -> dict[str, Any]:
     ckey, comp, account, _ = account_scene(b, rng)
-    key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["webinar"])
+    _, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["webinar"])
     p = contact["properties"]
     tz = rng.choice(TIMEZONES)
     old = add_booking(b, "discovery", free_start(b, "discovery", business_day(b, rng, 1, 3)),
@@ -582,7 +582,7 @@ def not_interested(b: Builder, rng: Dice) -> dict[str, Any]:
 
 
 def mql_fasttrack(b: Builder, rng: Dice) -> dict[str, Any]:
-    ckey, comp, account, owner_id = account_scene(b, rng)
+    ckey, comp, account, _ = account_scene(b, rng)
     key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["webinar"],
                                               lifecycle="marketingqualifiedlead", lead_status="NEW")
     state = add_state(b, prospect["id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)

@@ -760,7 +760,8 @@ CATALOGUE.add(
        call("sequence_state_finish", id=P("state_id")),
        call("hubspot-create-engagement", type="MEETING", ownerId=P("owner_int"),
             associations={"contactIds": [P("contact_id_int")]},
-            metadata={"timestamp": P("start"), "title": "30 Minute Demo", "startTime": P("start"), "endTime": P("end")}),
+            metadata={"timestamp": P("start"), "title": "30 Minute Demo", "startTime": P("start"),
+                      "endTime": P("end")}),
        call("hubspot-batch-create-objects", objectType="deals", inputs=[
            {"properties": {"dealname": P("deal_name"), "pipeline": "default", "dealstage": "appointmentscheduled",
                            "amount": P("amount"), "hubspot_owner_id": P("owner_id")},
@@ -879,7 +880,8 @@ CATALOGUE.add(
             body=OUT(0, '"Pick a time that suits you: " + .resource.booking_url')),
        call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"),
             associations={"contactIds": [P("contact_id_int")]},
-            metadata={"timestamp": P("today"), "body": OUT(0, '"Demo link sent by InMail: " + .resource.booking_url')})),
+            metadata={"timestamp": P("today"),
+                      "body": OUT(0, '"Demo link sent by InMail: " + .resource.booking_url')})),
       forbidden=(NO_BOOKING,), mechanisms=("single_use_link", "inmail_open_profile")),
     T("new-hire-link-outreach", "outbound", "Welcome a new hire: sequence and a call link",
       "The new hire is a prospect on the account in Exec Intro and got a free InMail carrying a single-use "
