@@ -31,7 +31,7 @@ def test_every_app_alone_and_every_pair_and_triple_of_apps_has_workflows() -> No
         for apps in combinations(APPS, n):
             assert by_apps.get(frozenset(apps), 0) >= (2 if n == 1 else 1), apps
     more = [t for t in TEMPLATES.values() if t.fixture.__module__.endswith("fixtures_more")]
-    assert len(more) >= 35 and {t.tier for t in more} == {1, 2, 3}
+    assert len(more) >= 40 and {t.tier for t in more} == {1, 2, 3}
     assert list(TEMPLATES)[-len(more):] == [t.id for t in more], "the catalogue's order is fixed: these come last"
     assert templates_more.CATALOGUE.templates is TEMPLATES
 
@@ -205,3 +205,19 @@ def test_read_only_apps_refuse_writes_in_the_new_templates() -> None:
         env = workflow(template)
         out = step(env, "sequence_state_finish", id=1)
         assert out["status"] == "error" and out["output"]["error"].startswith("403")
+
+
+def test_a_sick_day_cancels_that_day_only_and_call_tasks_go_to_the_unanswered_only() -> None:
+    env = workflow("sched-sick-day")
+    p = params(env)
+    play_reference(env)
+    step(env, "meetings-cancel_event", uuid=p["kept"][0], reason="out sick")
+    score = finish(env)
+    assert failing(score) == {"the other day's untouched"} and score["violations"] == {"invariant": 2}
+    env = workflow("crm-attempted-call-tasks")
+    p = params(env)
+    play_reference(env)
+    other = next(int(k) for k, c in env._state.rows("crm.contacts").items() if k not in p["targets"])
+    step(env, "hubspot-create-engagement", type="TASK", ownerId=p["owner_int"], associations={"contactIds": [other]},
+         metadata={"timestamp": p["due_time"], "subject": "Call to follow up", "taskType": "CALL"})
+    assert failing(finish(env)) == {"no other task"}

@@ -686,3 +686,67 @@ def locked_rep_handoff(b: Builder, rng: Dice) -> dict[str, Any]:
             "user": backup["user"], "mailbox": backup["mailbox"], "sequence_id": SEQUENCE_IDS["SQL Outbound"],
             "after": iso(day)[:10], "start": earliest(b, "discovery", day), "tz": rng.choice(TIMEZONES),
             "event_type": et_uri("discovery")}  # fmt: skip
+
+
+# --- more single- and two-app scenes ----------------------------------------------------------------------------
+def attempted_call_tasks(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp = company(b, rng)
+    name = comp["properties"]["name"]
+    for status in ("ATTEMPTED_TO_CONTACT", "ATTEMPTED_TO_CONTACT", "CONNECTED", "OPEN"):
+        add_contact(b, rng, comp, ckey, lead_status=status)
+    other = other_company(b, rng, ckey)
+    add_contact(b, rng, other[1], other[0], lead_status="ATTEMPTED_TO_CONTACT")
+    targets = sorted(k for k, c in b.rows("crm.contacts").items() if c["properties"]["company"] == name
+                     and c["properties"]["hs_lead_status"] == "ATTEMPTED_TO_CONTACT")  # fmt: skip
+    due = business_day(b, rng, 1, 4)
+    return {"company": name, "targets": targets, "target_ints": [int(t) for t in targets], "due": iso(due)[:10],
+            "due_time": iso(due.replace(hour=9)), "owner_int": int(comp["properties"]["hubspot_owner_id"])}
+
+
+def sick_day(b: Builder, rng: Dice) -> dict[str, Any]:
+    day = business_day(b, rng, 2, 6)
+    victims: list[str] = []
+    kept: list[str] = []
+    for kind, when in (("demo", day), ("discovery", day), ("demo", business_day(b, rng, 8, 10))):
+        first, last = b.person(rng)
+        event = add_booking(b, kind, free_start(b, kind, when), f"{first} {last}",
+                            f"{first.lower()}.{last.lower()}@example.org", rng.choice(TIMEZONES))
+        (victims if when == day else kept).append(scheduler.uuid_of(event["uri"]))
+    invitees = [k for k, i in b.rows("scheduler.invitees").items() if scheduler.uuid_of(i["event"]) in victims]
+    return {"day": iso(day)[:10], "victims": victims, "kept": kept, "victim_invitees": invitees}
+
+
+def prospects_no_upsert(b: Builder, rng: Dice) -> dict[str, Any]:
+    _, comp, account, owner_id = account_scene(b, rng)
+    domain = comp["properties"]["domain"]
+    people = []
+    for i in range(3):
+        first, last = b.person(rng)
+        person = {"first": first, "last": last, "email": f"{first.lower()}.{last.lower()}@{domain}"}
+        if i == 1:
+            existing = add_prospect(b, {"email": person["email"], "firstname": first, "lastname": last,
+                                        "hubspot_owner_id": owner_id}, account, ["newsletter"])  # fmt: skip
+            person["existing"] = existing["id"]
+        people.append(person)
+    names = [f"{x['first']} {x['last']} ({x['email']})" for x in people]
+    return {"company": comp["properties"]["name"], "account_id": account["id"], "people": people,
+            "names": f"{names[0]}, {names[1]} and {names[2]}", "emails": [x["email"] for x in people],
+            "existing": people[1]["existing"],
+            "sequence_id": SEQUENCE_IDS["SQL Outbound"], **owner_params(b, owner_id)}  # fmt: skip
+
+
+def bounced_cleanup(b: Builder, rng: Dice) -> dict[str, Any]:
+    ckey, comp, account, owner_id = account_scene(b, rng)
+    bounced: list[dict[str, Any]] = []
+    fine: list[dict[str, Any]] = []
+    for i in range(3):
+        key, _, prospect = contact_prospect(b, rng, comp, ckey, account, ["sql"])
+        state = add_state(b, prospect["id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+        add_mailing(b, prospect["id"], "bounced" if i < 2 else "opened", "Quick question",
+                    "Hi - would a short call make sense?")
+        (bounced if i < 2 else fine).append({"contact_id": key, "state": state})
+    return {"company": comp["properties"]["name"], "account_id": account["id"],
+            "bounced_states": [x["state"] for x in bounced], "bounced_keys": [str(x["state"]) for x in bounced],
+            "bounced_contacts": [x["contact_id"] for x in bounced],
+            "bounced_ints": [int(x["contact_id"]) for x in bounced], "fine_states": [x["state"] for x in fine],
+            "owner_int": int(owner_id)}  # fmt: skip

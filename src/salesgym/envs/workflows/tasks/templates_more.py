@@ -941,3 +941,79 @@ CATALOGUE.add(
             inputs=[{"id": P("contact_id"), "properties": {"hubspot_owner_id": P("backup_id")}}])),
       mechanisms=("user_locked", "open_slots", "owner_ids")),
 )
+
+# --- more: one and two apps -------------------------------------------------------------------------------------
+CATALOGUE.add(
+    T("crm-attempted-call-tasks", "outbound", "Queue call tasks for unanswered contacts",
+      "Every contact at the company with lead status Attempted to contact has one CALL task due that day; nobody "
+      "else has one.",
+      "Nobody at {company} with lead status Attempted to contact has answered our emails. Create a CALL task "
+      "\"Call to follow up\" due {due} on each of those contacts (one task per contact), and on nobody else.",
+      ("crm",), fm.attempted_call_tasks,
+      (Step("crm", "find them and queue the calls", ("hubspot-search-objects", "hubspot-create-engagement"),
+            (A("one call task each, due that day", 'every($targets; . as $c | $doc | engagements("tasks"; $c) | '
+               'map(select(.properties | .hs_task_type == "CALL" and (.hs_timestamp | startswith($due)))) | '
+               "length == 1)"),
+             A("no other task", "(.crm.tasks | length) == ($targets | length)"))),),
+      (Change("crm.tasks", ("create",)), Change("crm.associations", ("create",))),
+      tuple(call("hubspot-create-engagement", type="TASK", ownerId=P("owner_int"),
+                 associations={"contactIds": [P(f"target_ints.{i}")]},
+                 metadata={"timestamp": P("due_time"), "subject": "Call to follow up", "taskType": "CALL"})
+            for i in range(2)),
+      mechanisms=("filter_and", "engagement_association")),
+    T("sched-sick-day", "scheduling", "Clear the host's calendar for a sick day",
+      "Every active booking on the sick day is canceled with a reason; bookings on other days are untouched.",
+      "Our host is out sick on {day}. Cancel every booking that day (say why in the cancellation); leave bookings "
+      "on other days alone and do not book anything new.",
+      ("scheduler",), fm.sick_day,
+      (Step("scheduler", "cancel that day's bookings", ("meetings-list_events", "meetings-cancel_event"),
+            (A("that day's bookings canceled with a reason", "every($victims; . as $v | $doc | "
+               ".scheduler.scheduled_events[] | select(.uri | endswith($v)) | .status == \"canceled\" and "
+               "(.cancellation.reason | length) > 0)"),
+             A("the other day's untouched", "every($kept; . as $v | $doc | .scheduler.scheduled_events[] | "
+               "select(.uri | endswith($v)) | .status == \"active\")"))),),
+      (Change("scheduler.scheduled_events", ("update",), P("victims"), ("status", "cancellation",
+                                                                        "invitees_counter")),
+       Change("scheduler.invitees", ("update",), P("victim_invitees"), ("status",))),
+      tuple(call("meetings-cancel_event", uuid=P(f"victims.{i}"), reason="The host is out sick; we will rebook.")
+            for i in (0, 1)),
+      forbidden=(NO_BOOKING,), mechanisms=("cancel_reason", "date_range")),
+    T("seq-prospects-no-upsert", "inbound", "Add event sign-ups as prospects without duplicates",
+      "The three sign-ups are one prospect each on the account (the existing one reused) and in SQL Outbound.",
+      "Three people from {company} signed up at our booth: {names}. Add each as a prospect on the {company} "
+      "account and start all three on \"SQL Outbound\" from {owner}'s mailbox ({owner_email}). The sequencer has no "
+      "upsert: check for existing prospects first.",
+      ("sequencer",), fm.prospects_no_upsert,
+      (Step("sequencer", "reuse or create, then enrol", ("prospect_search", "prospect_create",
+                                                         "sequence_add_prospects"),
+            (A("the existing prospect reused", "prospect($people[1].email) | .id", "equals", P("existing")),
+             EACH_ON_ACCOUNT_IN_SEQUENCE)),),
+      (Change("sequencer.prospects", ("create",)), Change("sequencer.sequence_states", ("create",))),
+      (*(call("prospect_create", attrs={"emails": [P(f"people.{i}.email")], "firstName": P(f"people.{i}.first"),
+                                        "lastName": P(f"people.{i}.last")},
+              accountId=P("account_id"), ownerId=P("user")) for i in (0, 2)),
+       call("sequence_add_prospects", sequenceId=P("sequence_id"),
+            prospectIds=[OUT(0, ".data.id"), P("existing"), OUT(1, ".data.id")], mailboxId=P("mailbox"))),
+      mechanisms=("no_upsert", "unique_prospect_email")),
+    T("bounced-cleanup", "hygiene", "Clean up bounced addresses",
+      "Prospects whose emails bounced are out of the sequence (finished) with a note on their CRM contact; the "
+      "others run on.",
+      "Some SQL Outbound emails to the {company} account bounced. For each prospect there whose email bounced, "
+      "finish their sequence state (do not delete it) and log a note on their CRM contact saying the email "
+      "bounced. Leave everyone else in the sequence.",
+      ("sequencer", "crm"), fm.bounced_cleanup,
+      (Step("sequencer", "find the bounces and finish those states", ("prospect_search", "emails_search",
+                                                                      "sequence_state_finish"),
+            (A("bounced states finished", states_are("$bounced_states", "finished")),
+             A("the others still active", states_are("$fine_states", "active")))),
+       Step("crm", "note the bounce", ("hubspot-search-objects", "hubspot-create-engagement"),
+            (A("a bounce note on each", 'every($bounced_contacts; . as $c | $doc | engagements("notes"; $c) | '
+               'map(.properties.hs_note_body) | join(" ") | test("(?i)bounce"))'),))),
+      (Change("sequencer.sequence_states", ("update",), P("bounced_keys"), ("state", "finishedAt")),
+       Change("crm.notes", ("create",)), Change("crm.associations", ("create",))),
+      (*(call("sequence_state_finish", id=P(f"bounced_states.{i}")) for i in (0, 1)),
+       call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"),
+            associations={"contactIds": P("bounced_ints")},
+            metadata={"timestamp": P("today"), "body": "Email bounced: address needs checking."})),
+      mechanisms=("read_bounces", "finish_not_delete")),
+)
