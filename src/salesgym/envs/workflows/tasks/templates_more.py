@@ -678,7 +678,7 @@ CATALOGUE.add(
       "a CRM call task instead.",
       "Three {company} contacts have no job title in the CRM: fill each in from Sales Navigator. Then add their "
       "prospects to \"SQL Outbound\" from {owner}'s mailbox ({owner_email}); whoever has opted out of email gets a "
-      "CRM call task \"Call {{name}}\" (their name) due {due} instead.",
+      "CRM call task \"Call <first name> <last name>\" due {due} instead.",
       ("prospecting", "crm", "sequencer"), fm.enrich_optout,
       (Step("prospecting", "read the profiles", ("sales_search_leads",), (NO_INMAIL_SENT,)),
        Step("crm", "write the titles", ("hubspot-batch-update-objects",),
