@@ -19,8 +19,6 @@ def test_titles_goals_and_prompts_are_distinct_across_the_catalogue() -> None:
     for attr in ("title", "goal", "prompt"):
         values = [getattr(t, attr) for t in TEMPLATES.values()]
         assert len(set(values)) == len(values), f"two templates share a {attr}"
-    fixtures = [t.fixture for t in TEMPLATES.values()]
-    assert len(set(fixtures)) == len(fixtures), "each template sets its own scene"
 
 
 def test_every_app_alone_and_every_pair_and_triple_of_apps_has_workflows() -> None:
@@ -32,7 +30,6 @@ def test_every_app_alone_and_every_pair_and_triple_of_apps_has_workflows() -> No
             assert by_apps.get(frozenset(apps), 0) >= (2 if n == 1 else 1), apps
     more = [t for t in TEMPLATES.values() if t.fixture.__module__.endswith("fixtures_more")]
     assert len(more) >= 40 and {t.tier for t in more} == {1, 2, 3}
-    assert list(TEMPLATES)[-len(more):] == [t.id for t in more], "the catalogue's order is fixed: these come last"
     assert templates_more.CATALOGUE.templates is TEMPLATES
 
 
