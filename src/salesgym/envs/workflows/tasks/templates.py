@@ -554,3 +554,6 @@ CATALOGUE.add(
 )
 
 TEMPLATES = CATALOGUE.templates
+
+# more templates on one to three apps register themselves into CATALOGUE (imported last: a fixed order)
+from salesgym.envs.workflows.tasks import templates_more  # noqa: E402, F401
