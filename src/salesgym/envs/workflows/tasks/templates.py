@@ -571,3 +571,6 @@ CATALOGUE.add(
 CATALOGUE.add(*CONVERSATIONAL)  # tasks where someone replies or writes in mid-episode
 
 TEMPLATES = CATALOGUE.templates
+
+# more templates on one to three apps register themselves into CATALOGUE (imported last: a fixed order)
+from salesgym.envs.workflows.tasks import templates_more  # noqa: E402, F401
