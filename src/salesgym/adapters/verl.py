@@ -152,13 +152,15 @@ class _ServerClient:
         self.server_manager, self.sampling_params, self.request_id = server_manager, dict(sampling_params), request_id
         self.eos_token_id, self.loop, self.check_prompt = eos_token_id, loop, check_prompt
         self.generate_s = 0.0
+        self.calls = 0
         self.num_preempted = -1
         self.extra_fields: dict[str, Any] = {}
 
     def generate(self, prompt_ids: Sequence[int], *, max_new_tokens: int, seed: int) -> Generation:
         # verl's servers sample with their own seeding (rollout.full_determinism); the turn seed stays here
-        if self.generate_s == 0.0:  # the first turn's prompt is the task prompt: refused before generating
+        if self.calls == 0:  # the first turn's prompt is the task prompt: refused before generating
             self.check_prompt(len(prompt_ids))
+        self.calls += 1
         params = {**self.sampling_params, "max_tokens": max_new_tokens}
         start = time.perf_counter()
         coro = self.server_manager.generate(request_id=self.request_id, prompt_ids=list(prompt_ids),
