@@ -1,4 +1,5 @@
-# The salesgym HTTP service. Build and run (any OCI engine; CI does not build this image):
+# The salesgym HTTP service. Build and run (any OCI engine; CI builds and runs it where one answers, see
+# .ci/container-check, and otherwise checks this COPY set installed in a fresh venv):
 #   docker build -t salesgym-serve .
 #   docker run -p 8765:8765 -v salesgym-data:/data \
 #     -e SALESGYM_OPERATOR_TOKEN=... -e SALESGYM_AGENT_TOKENS=... -e SALESGYM_VERIFIER_KEY=... salesgym-serve

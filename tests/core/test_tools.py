@@ -147,6 +147,15 @@ def test_openai_and_mcp_exports() -> None:
     assert BOX.names() == ["echo"] and BOX.openai() == [spec.openai()] and BOX.mcp() == [spec.mcp()]
 
 
+def test_the_exports_are_built_once_and_each_caller_gets_its_own_copy() -> None:
+    box: ToolBox[object] = ToolBox([ToolSpec("echo", "Echo text back.", EchoArgs, _echo, "0.5 h")])
+    first, mcp = box.openai(), box.mcp()
+    first[0]["function"]["parameters"]["properties"].clear()
+    mcp[0]["inputSchema"]["required"].append("nonsense")
+    assert box.openai() == BOX.openai() and box.mcp() == BOX.mcp()
+    assert box.openai() is not box.openai()
+
+
 def test_openai_export_keeps_only_strict_mode_keywords_and_says_lengths_in_words() -> None:
     params = BOX.specs["echo"].openai()["function"]["parameters"]
     text, name = params["properties"]["text"], params["properties"]["items"]["items"]["properties"]["name"]

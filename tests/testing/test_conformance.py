@@ -17,6 +17,9 @@ CASES = (
                           "template": "big_committee"}),
     Case("territory-v0", {"n_opportunities": 10, "horizon_days": 30, "family": "public_sector",
                           "template": "procurement_gauntlet"}),
+    # conversational workflows: a scripted mid-episode message, facts behind conditions, a canned reply
+    Case("workflows-v0", {"template": "sched-reschedule-request"}),
+    Case("workflows-v0", {"template": "crm-budget-colleague"}),
     Case("workflows-v0", {"template": "outbound-locked-mailbox"}),  # a hidden fact that is a phrase, four apps
 )
 SLOW = {"determinism_across_processes"}  # one subprocess per case is enough on the registered ids

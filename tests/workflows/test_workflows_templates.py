@@ -54,15 +54,16 @@ def test_at_least_fifty_four_app_templates_each_a_distinct_workflow() -> None:
 
 
 def test_the_catalogue_order_is_fixed() -> None:
-    """The tier-4 module registers after the templates of ``templates.py``, so the declaration order (the seed's
-    draw) does not depend on which module is imported first."""
+    """The package registers the template modules in one order, so the declaration order (the seed's draw, the
+    splits) does not depend on which module a caller imports first."""
     import subprocess
     import sys
 
-    code = ("import salesgym.envs.workflows.tasks.templates_tier4 as t4; "
-            "from salesgym.envs.workflows.tasks.templates import TEMPLATES; print(','.join(TEMPLATES))")  # fmt: skip
-    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert first == ",".join(TEMPLATES)
+    for first in ("templates_tier4", "templates_more", "model"):
+        code = (f"import salesgym.envs.workflows.tasks.{first}; from salesgym.envs.workflows.tasks.templates "
+                "import TEMPLATES; print(','.join(TEMPLATES))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        assert out == ",".join(TEMPLATES), first
 
 
 def test_instances_are_seeded_and_reset_is_fast() -> None:

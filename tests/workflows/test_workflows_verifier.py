@@ -68,7 +68,7 @@ def test_forbidden_actions_are_checked_across_the_trajectory() -> None:
     play_reference(env)
     score = env.score()
     assert score["forbidden"]["violations"] == [{"rule": "no InMail credit spent", "tool": "send_inmail",
-                                                 "event": 1, "refused": True}]
+                                                 "event": 1, "call": 0, "refused": True}]
     assert not score["passed"] and score["assertions"]["passed"] == score["assertions"]["total"]
     seq = workflow("seq-webinar-followup")
     p = params(seq)

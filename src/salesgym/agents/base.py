@@ -160,3 +160,25 @@ class Episode:
 def rollout(env: Any, policy: Policy, seed: int, max_steps: int = 50_000) -> Episode:
     """``Episode(env, policy, seed, max_steps)``: iterate it for the steps; ``.end`` says why it ended."""
     return Episode(env, policy, seed, max_steps)
+
+
+class Replay(Policy):
+    """The calls an agent made elsewhere (a service session), made again in order; when they run out the
+    episode stops there, as the agent left it. Scoring a remote agent in process is replaying its calls."""
+
+    name = "replay"
+
+    def __init__(self, actions: list[Any]) -> None:
+        super().__init__(0)
+        self.actions = actions
+        self.next = 0
+
+    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = "") -> None:
+        super().reset(observation, tool_schemas, instructions)
+        self.next = 0
+
+    def act(self, observation: dict[str, Any]) -> Any:
+        if self.next >= len(self.actions):
+            raise StopEpisode(f"the recorded session ended after {len(self.actions)} calls")
+        self.next += 1
+        return self.actions[self.next - 1]

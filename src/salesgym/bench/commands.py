@@ -26,6 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from salesgym.bench import analysis as an
+from salesgym.bench import remote
 from salesgym.bench import splits as sp
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
@@ -323,10 +324,12 @@ def _exploit_lines(a: an.Analysis) -> list[str]:
 
 
 def resolve_policies(
-    names: list[str] | None, agents: list[str] | None, llm_options: dict[str, object], suite: object
+    names: list[str] | None, agents: list[str] | None, llm_options: dict[str, object], suite: object,
+    extra: list[PolicySpec] | None = None,
 ) -> tuple[list[PolicySpec], list[str]]:
-    """The run's policies from ``--policy`` (registered names, or ``llm``) and ``--agent``, checked here; and
-    the floors and reference added so that agents are normalised like the baselines (named in the 2nd item)."""
+    """The run's policies from ``--policy`` (registered names, or ``llm``), ``--agent`` and ``extra`` (a
+    service's sessions), checked here; and the floors and reference added so that agents are normalised like
+    the baselines (named in the 2nd item)."""
     from salesgym.bench import runner
 
     names = list(names or [])
@@ -336,7 +339,7 @@ def resolve_policies(
         flags = ", ".join("--" + k.replace("_", "-") for k in given)
         raise BenchError(f"{flags} apply to --policy llm only")
     builtins = [n for n in names if n != LLM_NAME]
-    if not builtins and not agents and not wants_llm:
+    if not builtins and not agents and not wants_llm and not extra:
         builtins = list(suite.all)  # type: ignore[attr-defined]
     specs = [PolicySpec.builtin(n) for n in runner.validate_policies(builtins, suite)]  # type: ignore[arg-type]
     if wants_llm:
@@ -349,6 +352,10 @@ def resolve_policies(
         if taken is not None:
             what = "a registered policy" if taken.kind == "builtin" else f"--agent {taken.target or taken.name}"
             raise BenchError(f"--agent {target}: its name {spec.name!r} is already {what}; give it another `name`")
+        specs.append(spec)
+    for spec in extra or []:
+        if any(s.name == spec.name for s in specs):
+            raise BenchError(f"--name {spec.name!r} is already a policy of this run; choose another")
         specs.append(spec)
     added: list[str] = []
     if any(s.kind != "builtin" for s in specs):
@@ -475,6 +482,12 @@ def bench(
     top_p: Annotated[float | None, typer.Option(help="--policy llm: nucleus sampling")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="--policy llm: completion tokens per reply")] = None,
     context: Annotated[str | None, typer.Option(help="--policy llm: context strategy (see docs/agents.md)")] = None,
+    from_service: Annotated[
+        str | None,
+        typer.Option(help="score an agent's sessions of this split's tasks on a salesgym service at this URL "
+                     f"(operator token in ${remote.TOKEN_ENV}; docs/serve.md)"),
+    ] = None,
+    name: Annotated[str, typer.Option(help="--from-service: the agent's name on the leaderboard")] = "remote-agent",
     trials: Annotated[int, typer.Option(min=1, help="play each territory K times (policy seeds differ)")] = 1,
     pass_threshold: PassThreshold = an.DEFAULT_PASS_THRESHOLD,
     episodes: Annotated[int | None, typer.Option(min=1, help="only the first N territories of the split")] = None,
@@ -534,7 +547,12 @@ def bench(
         prices = load_prices(price_in, price_out, price_cached, prices_file)
         _preflight(manifest)
         suite = runner.policy_suite(env_family)
-        specs, added = resolve_policies(policy, agent, llm_options, suite)
+        collected: list[PolicySpec] = []
+        notes: list[str] = []
+        if from_service is not None:
+            spec, notes = remote.collect(from_service, manifest, trials, name)
+            collected.append(spec)
+        specs, added = resolve_policies(policy, agent, llm_options, suite, collected)
         n_workers = workers or os.cpu_count() or 1
         chosen = runner.make_backend(backend.value, n_workers, ray_address)
     except PolicySpecError as e:
@@ -542,6 +560,8 @@ def bench(
     except (sp.SplitError, BenchError) as e:
         _fail(str(e))
     names = [s.name for s in specs]
+    for note in notes:
+        err.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     if added:
         err.print(
             f"note: added {', '.join(added)} to the run: an agent's score is normalised against the floors and "

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-BUILTIN, AGENT, LLM = "builtin", "agent", "llm"
+BUILTIN, AGENT, LLM, SERVICE = "builtin", "agent", "llm", "service"
 LLM_NAME = "llm"
 LLM_INSTALL = "pip install 'salesgym[llm]'"
 MAX_NAME = 80
@@ -85,6 +85,10 @@ class PolicySpec:
         if self.kind == LLM:
             config_cls, policy_cls = _llm_classes()
             return policy_cls(outside_seed(seed), config_cls(**json.loads(self.config)))
+        if self.kind == SERVICE:  # an agent's sessions on a service, by policy seed (bench/remote.py)
+            from salesgym.agents.base import Replay
+
+            return Replay(json.loads(self.config)["by_seed"].get(str(seed), []))
         raise PolicySpecError(f"unknown policy kind {self.kind!r}")
 
 

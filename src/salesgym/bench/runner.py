@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from salesgym.agents.base import PolicySuite
 from salesgym.bench.policyspec import BUILTIN, PolicySpec
-from salesgym.bench.splits import ENV_ID, SEED_LIMIT, Manifest, Territory, locked_message
+from salesgym.bench.splits import ENV_ID, SEED_LIMIT, Manifest, Slot, Territory, locked_message
 from salesgym.bench.store import PRIVATE_KEY, EpisodeRecord, RunRecord, Store, encode_trajectory
 
 DEFAULT_MAX_STEPS = 20_000
@@ -148,18 +148,23 @@ def _jsonable(obj: Any) -> Any:
     return json.loads(json.dumps(obj, default=default))
 
 
-def make_env(territory: Territory, ablation: str | None, env_id: str = ENV_ID) -> Any:
-    """The environment of one split territory. An environment class may say how a territory's fields become
-    its arguments (``scenario_kwargs``); by default they are the territory's own."""
+def territory_kwargs(territory: Territory | Slot, env_id: str = ENV_ID) -> dict[str, Any]:
+    """The ``make`` arguments of one split territory. An environment class may say how a territory's fields
+    become its arguments (``scenario_kwargs``); by default they are the territory's own."""
     import salesgym
 
     fields = (territory.family, territory.template, territory.n_opportunities, territory.horizon_days)
     to_kwargs = getattr(salesgym.env_class(env_id), "scenario_kwargs", None)
-    kwargs: dict[str, Any] = (
-        to_kwargs(*fields)
-        if to_kwargs is not None
-        else dict(zip(("family", "template", "n_opportunities", "horizon_days"), fields, strict=True))
-    )
+    if to_kwargs is not None:
+        return dict(to_kwargs(*fields))
+    return dict(zip(("family", "template", "n_opportunities", "horizon_days"), fields, strict=True))
+
+
+def make_env(territory: Territory, ablation: str | None, env_id: str = ENV_ID) -> Any:
+    """The environment of one split territory (``territory_kwargs``), with the ablation if any."""
+    import salesgym
+
+    kwargs = territory_kwargs(territory, env_id)
     if ablation is not None:
         kwargs["ablation"] = ablation
     return salesgym.make(env_id, **kwargs)

@@ -444,15 +444,26 @@ class ToolBox(Generic[C]):
         self._validators: dict[str, tuple[ToolSpec[Any, C], SchemaValidator]] = {
             s.name: (s, s.args.__pydantic_validator__) for s in specs
         }
+        self._encoded: dict[str, bytes] = {}
 
     def names(self) -> list[str]:
         return list(self.specs)
 
     def openai(self) -> list[dict[str, Any]]:
-        return [s.openai() for s in self.specs.values()]
+        return self._schemas("openai")
 
     def mcp(self) -> list[dict[str, Any]]:
-        return [s.mcp() for s in self.specs.values()]
+        return self._schemas("mcp")
+
+    def _schemas(self, kind: str) -> list[dict[str, Any]]:
+        """The tools' schemas, built once per toolbox (pydantic's schema generation cost ~30 ms for a
+        toolbox, paid at every session a service opened) and handed out as a fresh copy each time, so a
+        caller that edits its copy changes nothing for the next."""
+        encoded = self._encoded.get(kind)
+        if encoded is None:
+            encoded = self._encoded[kind] = _dumps([getattr(s, kind)() for s in self.specs.values()])
+        decoded: list[dict[str, Any]] = orjson.loads(encoded)
+        return decoded
 
     def parse(self, action: Any) -> tuple[ToolSpec[Any, C], BaseModel]:
         """Turn an action (a dict, its JSON text, or that text as UTF-8 bytes) into a spec and validated

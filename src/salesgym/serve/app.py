@@ -10,18 +10,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from typing import Annotated, Any
 
 import orjson
 from fastapi import Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import salesgym
+from salesgym.serve import tasks
 from salesgym.serve.auth import Principal, Tokens
 from salesgym.serve.models import (
+    BenchmarkSplit,
     Closed,
     Created,
     CreateSession,
@@ -36,10 +40,13 @@ from salesgym.serve.models import (
     StepResult,
     ToolsView,
 )
+from salesgym.serve.runs import Runs
 from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
 from salesgym.serve.store import Store
+from salesgym.serve.verifier_api import router as verifier_router
 
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+SplitName = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")]
 PROBLEMS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem} for code in (400, 401, 403, 404, 409, 410, 413, 422, 429, 503)
 }
@@ -63,6 +70,69 @@ class FastJSON(Response):
 def _problem(status: int, error: str, detail: str, state_version: int | None = None) -> JSONResponse:
     body = Problem(error=error, detail=" ".join(detail.split())[:500], state_version=state_version)
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status)
+
+
+def _invalid_problem(errors: Sequence[Any]) -> JSONResponse:
+    """A request that failed validation: 400 when the body is not JSON, else 422 naming the first error."""
+    first = errors[0] if errors else {}
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    if first.get("type") == "json_invalid":
+        return _problem(400, "malformed_json", f"the body is not JSON ({first.get('ctx', {}).get('error', '')})")
+    return _problem(422, "invalid_request", f"{where}: {first.get('msg', 'invalid request')}")
+
+
+STEP_PATH = re.compile(r"/sessions/([A-Za-z0-9_-]{1,64})/step")
+
+
+class StepFastPath:
+    """``POST /sessions/{id}/step`` without FastAPI's per-request machinery: its dependency solving, validation
+    and response layers cost ~10x the step itself, and the step is the service's hot loop (64 sessions stepping
+    on 2 cores queue behind each other). The same checks in FastAPI's order with the same answers: a body that
+    is not JSON (400), the token (401), the body's shape (absent or wrong: 422), then the manager.
+    Anything else (another route, a path FastAPI would refuse, a body that is not declared JSON) passes through
+    to the app, whose declared route documents this one in the OpenAPI schema.
+    ``tests/serve/test_serve_fast_step.py`` holds the two paths to the same answers."""
+
+    def __init__(self, app: ASGIApp, manager: SessionManager, tokens: Tokens) -> None:
+        self.app, self.manager, self.tokens = app, manager, tokens
+
+    async def __call__(self, scope: Scope, receive: Callable[[], Awaitable[Any]],
+                       send: Callable[[Any], Awaitable[None]]) -> None:
+        match = STEP_PATH.fullmatch(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
+        headers = dict(scope["headers"]) if match else {}
+        if match is None or headers.get(b"content-type") != b"application/json":
+            await self.app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False) and message["type"] == "http.request"
+        response = self.answer(match.group(1), headers.get(b"authorization"), body)
+        await response(scope, receive, send)
+
+    def answer(self, session_id: str, authorization: bytes | None, body: bytes) -> Response:
+        data: Any = None
+        if body:
+            try:  # Python's reader, as FastAPI's: orjson would turn integers beyond 64 bits into floats
+                data = json.loads(body)
+            except json.JSONDecodeError as err:
+                return _invalid_problem([{"type": "json_invalid", "loc": ("body", err.pos), "ctx": {"error": err.msg}}])
+            except ValueError:  # not UTF-8
+                return _problem(400, "malformed_body", "There was an error parsing the body")
+        who = self.tokens.check(authorization.decode("latin-1") if authorization is not None else None)
+        if who is None:
+            return _problem(401, "unauthorized", "send Authorization: Bearer <token>")
+        if not body:
+            return _invalid_problem([{"type": "missing", "loc": ("body",), "msg": "Field required"}])
+        try:
+            request = StepRequest.model_validate(data, from_attributes=True)  # as FastAPI validates a body
+        except ValidationError as err:
+            return _invalid_problem([{**e, "loc": ("body", *e["loc"])} for e in err.errors()])
+        try:
+            return FastJSON(self.manager.step(who, session_id, request.state_version, request.action))
+        except ServiceError as err:
+            return _problem(err.status, err.error, err.detail, err.state_version)
 
 
 class BodyLimit:
@@ -112,15 +182,16 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-def caller(request: Request,
-           authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> Principal:
+# async, though they never wait: FastAPI runs a plain ``def`` dependency in its thread pool, a thread hop per request
+async def caller(request: Request,
+                 authorization: Annotated[str | None, Header(include_in_schema=False)] = None) -> Principal:
     found = request.app.state.tokens.check(authorization)
     if found is None:
         raise ServiceError(401, "unauthorized", "send Authorization: Bearer <token>")
     return found  # type: ignore[no-any-return]
 
 
-def operator(who: Annotated[Principal, Depends(caller)]) -> Principal:
+async def operator(who: Annotated[Principal, Depends(caller)]) -> Principal:
     if not who.operator:
         raise ServiceError(403, "forbidden", "this needs the operator token")
     return who
@@ -131,7 +202,7 @@ Operator = Annotated[Principal, Depends(operator)]
 
 
 def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None = None,
-               sweep_every_s: float = 30.0) -> FastAPI:
+               sweep_every_s: float = 30.0, fast_step: bool = True) -> FastAPI:
     tokens = tokens or Tokens()
     manager = SessionManager(store, limits)
 
@@ -153,6 +224,8 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
                   description="Sessions of registered salesgym environments for remote agents (docs/serve.md).")
     app.state.manager = manager
     app.state.tokens = tokens
+    if fast_step:  # inside the body guard, so the fast path only ever sees bounded bodies
+        app.add_middleware(StepFastPath, manager=manager, tokens=tokens)
     app.add_middleware(BodyLimit, limit=manager.limits.max_request_bytes)
 
     @app.exception_handler(ServiceError)
@@ -161,11 +234,7 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, err: RequestValidationError) -> JSONResponse:
-        first = err.errors()[0] if err.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        if first.get("type") == "json_invalid":
-            return _problem(400, "malformed_json", f"the body is not JSON ({first.get('ctx', {}).get('error', '')})")
-        return _problem(422, "invalid_request", f"{where}: {first.get('msg', 'invalid request')}")
+        return _invalid_problem(err.errors())
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, err: StarletteHTTPException) -> JSONResponse:
@@ -186,7 +255,19 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
 
     @app.post("/sessions", response_model=Created, status_code=201, tags=["agent"])
     async def create(body: CreateSession, who: Caller) -> dict[str, Any]:
+        if body.task is not None:
+            task = tasks.resolve(body.task.split, body.task.id)
+            return created(manager.create(who, task.env_id, task.kwargs, task.seed, task.ref))
+        assert body.env_id is not None and body.seed is not None  # the model checked it
         return created(manager.create(who, body.env_id, body.kwargs, body.seed))
+
+    @app.get("/benchmark/{split}", response_model=BenchmarkSplit, tags=["agent"])
+    async def benchmark(split: SplitName, who: Caller) -> dict[str, Any]:
+        return tasks.listing(split)
+
+    @app.get("/benchmark/{split}/sessions", tags=["operator"])
+    async def benchmark_sessions(split: SplitName, who: Operator) -> dict[str, Any]:
+        return {"split": split, "code": tasks.code(), "sessions": manager.task_sessions(split)}
 
     @app.get("/sessions", response_model=SessionList, tags=["agent"])
     async def list_sessions(who: Caller) -> dict[str, Any]:
@@ -239,6 +320,9 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
     async def hidden(session_id: SessionId, who: Operator) -> dict[str, Any]:
         truth: dict[str, Any] = manager.get(who, session_id).env.hidden_truth()
         return truth
+
+    app.state.runs = Runs()
+    app.include_router(verifier_router(app.state.runs), responses=PROBLEMS)  # the verifier API (verifier_api.py)
 
     @app.exception_handler(Exception)
     async def _bug(request: Request, err: Exception) -> JSONResponse:  # never expected: say so, no traceback

@@ -19,6 +19,7 @@ import httpx
 from pydantic import BaseModel
 
 from salesgym.serve.models import (
+    BenchmarkSplit,
     Closed,
     Created,
     EnvList,
@@ -83,6 +84,14 @@ class Client:
         return self._call("POST", "/sessions", Created,  # type: ignore[no-any-return]
                           json={"env_id": env_id, "seed": seed, "kwargs": kwargs})
 
+    def create_task(self, split: str, task_id: str) -> Created:
+        """A session of one benchmark task: the service picks the world and keeps its seed."""
+        return self._call("POST", "/sessions", Created,  # type: ignore[no-any-return]
+                          json={"task": {"split": split, "id": task_id}})
+
+    def benchmark(self, split: str) -> BenchmarkSplit:
+        return self._call("GET", f"/benchmark/{split}", BenchmarkSplit)  # type: ignore[no-any-return]
+
     def sessions(self) -> list[SessionView]:
         return self._call("GET", "/sessions", SessionList).sessions  # type: ignore[no-any-return]
 
@@ -119,13 +128,52 @@ class Client:
     def hidden_truth(self, session_id: str) -> dict[str, Any]:
         return self._call("GET", f"/sessions/{session_id}/hidden")  # type: ignore[no-any-return]
 
+    def task_sessions(self, split: str) -> dict[str, Any]:
+        """Every session opened for a task of ``split``, oldest first, with its recorded actions, and the
+        fingerprint of the service's code."""
+        return self._call("GET", f"/benchmark/{split}/sessions")  # type: ignore[no-any-return]
+
+    # -- the verifier API (docs/serve.md): runs judged from state the apps store --------------------
+    def create_run(self, seed: int, env_id: str = "workflows-v0", **kwargs: Any) -> dict[str, Any]:
+        return self._call("POST", "/runs", json={"env_id": env_id, "seed": seed,  # type: ignore[no-any-return]
+                                                 "kwargs": kwargs})
+
+    def run(self, run_id: str) -> dict[str, Any]:
+        return self._call("GET", f"/runs/{run_id}")  # type: ignore[no-any-return]
+
+    def run_state(self, run_id: str, app: str | None = None) -> dict[str, Any]:
+        params = {} if app is None else {"app": app}
+        return self._call("GET", f"/runs/{run_id}/state", params=params)["state"]  # type: ignore[no-any-return]
+
+    def store_state(self, run_id: str, app: str, tables: dict[str, Any]) -> dict[str, Any]:
+        return self._call("PUT", f"/runs/{run_id}/state",  # type: ignore[no-any-return]
+                          json={"app": app, "tables": tables})
+
+    def record_calls(self, run_id: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+        return self._call("POST", f"/runs/{run_id}/calls", json={"calls": calls})  # type: ignore[no-any-return]
+
+    def run_assertions(self, run_id: str, assertions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Ad-hoc assertions, or with None the task's own (operator)."""
+        body = {"task": True} if assertions is None else {"assertions": assertions}
+        return self._call("POST", f"/runs/{run_id}/assertions", json=body)  # type: ignore[no-any-return]
+
+    def verdict(self, run_id: str) -> dict[str, Any]:
+        return self._call("POST", f"/runs/{run_id}/verdict")  # type: ignore[no-any-return]
+
+    def delete_run(self, run_id: str) -> dict[str, Any]:
+        return self._call("DELETE", f"/runs/{run_id}")  # type: ignore[no-any-return]
+
 
 class RemoteEnv:
-    """A session behind the salesgym environment API. ``reset(seed)`` opens a new session (closing the last)."""
+    """A session behind the salesgym environment API. ``reset(seed)`` opens a new session (closing the last);
+    one made by :meth:`for_task` opens a session of that benchmark task at every ``reset()`` (a new trial; the
+    task's world and seed are the service's, so a seed given to ``reset`` is not used: episode loops written
+    for in-process environments run unchanged)."""
 
     def __init__(self, client: Client, env_id: str, retries: int = 5, backoff_s: float = 0.05,
                  **kwargs: Any) -> None:
         self.client, self.env_id, self.kwargs = client, env_id, kwargs
+        self.task: tuple[str, str] | None = None
         self.retries, self.backoff_s = retries, backoff_s
         self.session_id: str | None = None
         self.state_version = 0
@@ -133,12 +181,22 @@ class RemoteEnv:
         self._tools: list[dict[str, Any]] = []
         self._instructions = ""
 
+    @classmethod
+    def for_task(cls, client: Client, split: str, task_id: str, retries: int = 5) -> RemoteEnv:
+        env = cls(client, client.benchmark(split).env_id, retries)
+        env.task = (split, task_id)
+        return env
+
     def reset(self, seed: int | None = None, options: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        if seed is None:
+        if self.task is None and seed is None:
             raise ValueError("a remote session needs an explicit seed")
         if self.session_id is not None:
             self.close()
-        created = self.client.create(self.env_id, seed, **self.kwargs)
+        if self.task is not None:
+            created = self.client.create_task(*self.task)
+        else:
+            assert seed is not None
+            created = self.client.create(self.env_id, seed, **self.kwargs)
         self._adopt(created)
         return self._obs, {"state_version": self.state_version, "instructions": self._instructions}
 

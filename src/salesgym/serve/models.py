@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 JSONObject = dict[str, Any]
 
@@ -14,10 +14,26 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class TaskRef(_Model):
+    split: str = Field(description="a frozen benchmark split (GET /benchmark/{split})", min_length=1, max_length=100)
+    id: str = Field(description="one of the split's task ids", min_length=1, max_length=100)
+
+
 class CreateSession(_Model):
-    env_id: str = Field(description="a registered environment id (GET /envs)", max_length=200)
+    """Either a world by ``env_id`` and ``seed`` (with ``kwargs``), or a benchmark ``task`` (nothing else)."""
+
+    env_id: str | None = Field(None, description="a registered environment id (GET /envs)", max_length=200)
     kwargs: JSONObject = Field(default_factory=dict, description="keyword arguments for make(), JSON values only")
-    seed: int = Field(description="the world seed", ge=0, lt=2**63)
+    seed: int | None = Field(None, description="the world seed", ge=0, lt=2**63)
+    task: TaskRef | None = Field(None, description="a benchmark task: the service picks its world and seed")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> CreateSession:
+        if self.task is not None and (self.env_id is not None or self.seed is not None or self.kwargs):
+            raise ValueError("give a task alone, or env_id and seed (and kwargs) without a task")
+        if self.task is None and (self.env_id is None or self.seed is None):
+            raise ValueError("give env_id and seed, or a task")
+        return self
 
 
 class StepRequest(_Model):
@@ -41,7 +57,8 @@ class SessionView(_Model):
     session_id: str
     env_id: str
     kwargs: JSONObject
-    seed: int
+    seed: int | None = Field(description="the world seed; null for a benchmark task (its seed is the operator's)")
+    task: str | None = Field(None, description='the benchmark task, "split/task id", if the session is one')
     status: str = Field(description="open, closed or expired")
     steps: int
     state_version: int
@@ -111,3 +128,12 @@ class Problem(_Model):
     error: str
     detail: str
     state_version: int | None = None
+
+
+class BenchmarkSplit(_Model):
+    split: str
+    env_id: str
+    description: str
+    private: bool
+    sha256: str = Field(description="the frozen manifest's hash")
+    tasks: list[str] = Field(description='task ids: open one with POST /sessions {"task": {"split", "id"}}')

@@ -26,7 +26,9 @@ from salesgym.serve.auth import Principal
 from salesgym.serve.store import SessionRecord, Store, StoreError, now
 
 RECENT_RESULTS = 32  # results kept per session to answer retries; an older retry gets 409 already_applied
-RESERVED_KWARGS = frozenset({"verifier_key"})  # the service's key comes from its own environment, never a caller
+# the service's key comes from its own environment, never a caller; and no caller names a model endpoint and the
+# environment variable holding its key (``llm``: it could send the service's own secrets to any address)
+RESERVED_KWARGS = frozenset({"verifier_key", "llm"})
 
 
 @dataclass(frozen=True)
@@ -74,9 +76,11 @@ class Live:
 
     def view(self) -> dict[str, Any]:
         r = self.record
-        return {"session_id": r.id, "env_id": r.env_id, "kwargs": r.kwargs, "seed": r.seed, "status": r.status,
-                "steps": self.steps, "state_version": self.env.state_version, "terminated": self.terminated,
-                "truncated": self.truncated, "observation": self.env.observe(), "parent": r.parent}
+        return {"session_id": r.id, "env_id": r.env_id, "kwargs": r.kwargs, "status": r.status,
+                "seed": None if r.task else r.seed,  # a task's seed is the operator's (a private split's secret)
+                "task": r.task, "steps": self.steps, "state_version": self.env.state_version,
+                "terminated": self.terminated, "truncated": self.truncated, "observation": self.env.observe(),
+                "parent": r.parent}
 
     def apply(self, text: str, expected: int) -> dict[str, Any]:
         """Step the environment with a recorded action; remember its result for retries."""
@@ -115,18 +119,23 @@ class SessionManager:
         self.live: dict[str, Live] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------------
-    def create(self, caller: Principal, env_id: str, kwargs: dict[str, Any], seed: int) -> Live:
+    def create(self, caller: Principal, env_id: str, kwargs: dict[str, Any], seed: int,
+               task: str | None = None) -> Live:
         self._room_for(caller)
         env = _make(env_id, kwargs, seed)
-        record = SessionRecord("s-" + secrets.token_hex(8), caller.name, env_id, kwargs, seed, now(), "open", None)
+        record = SessionRecord("s-" + secrets.token_hex(8), caller.name, env_id, kwargs, seed, now(), "open", None,
+                               task)
         self._write(lambda: self.store.create(record))
         live = self.live[record.id] = Live(record, env)
         return live
 
     def clone(self, caller: Principal, session_id: str) -> Live:
         parent = self.get(caller, session_id)
-        self._room_for(caller)
         r = parent.record
+        if r.task is not None and not caller.operator:
+            raise ServiceError(403, "forbidden", f"session {session_id} is benchmark task {r.task}: a clone would let "
+                               "an agent try calls out before making them (the operator may clone it)")
+        self._room_for(caller)
         record = SessionRecord("s-" + secrets.token_hex(8), caller.name, r.env_id, r.kwargs, r.seed, now(), "open",
                                r.id)
         actions = self.store.actions(r.id)
@@ -169,6 +178,13 @@ class SessionManager:
             except ServiceError:  # expired while listing
                 continue
         return out
+
+    def task_sessions(self, split: str) -> list[dict[str, Any]]:
+        """Every session (open or not) opened for a task of ``split``, oldest first, with its recorded actions:
+        what the operator scores (``salesgym bench --from-service``)."""
+        return [{"session_id": r.id, "task": r.task, "owner": r.owner, "status": r.status, "created": r.created,
+                 "actions": [json.loads(text) for _, text in self.store.actions(r.id)]}
+                for r in self.store.sessions(status=None, task_prefix=split + "/")]
 
     # -- acting --------------------------------------------------------------------------------------
     def step(self, caller: Principal, session_id: str, expected: int, action: Any) -> dict[str, Any]:

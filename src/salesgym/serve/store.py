@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     seed INTEGER NOT NULL,
     created REAL NOT NULL,
     status TEXT NOT NULL DEFAULT 'open',  -- open | closed | expired
-    parent TEXT
+    parent TEXT,
+    task TEXT  -- "split/task id" for a benchmark task's session (serve/tasks.py)
 );
 CREATE TABLE IF NOT EXISTS actions (
     session_id TEXT NOT NULL REFERENCES sessions(id),
@@ -56,6 +57,7 @@ class SessionRecord:
     created: float
     status: str
     parent: str | None
+    task: str | None = None
 
 
 class Store:
@@ -69,6 +71,9 @@ class Store:
             self._db.execute(f"PRAGMA synchronous={'FULL' if durability == 'full' else 'NORMAL'}")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(sessions)")}
+            if "task" not in columns:  # a database from before benchmark tasks
+                self._db.execute("ALTER TABLE sessions ADD COLUMN task TEXT")
         except sqlite3.Error as err:
             raise StoreError(f"{self.path}: cannot open the session database ({err})") from None
         self._lock = threading.Lock()
@@ -92,9 +97,10 @@ class Store:
     def create(self, record: SessionRecord, actions: Sequence[tuple[int, str]] = ()) -> None:
         """A new session (a clone passes its parent's actions along, committed with it)."""
         rows: list[tuple[str, tuple[Any, ...]]] = [(
-            "INSERT INTO sessions (id, owner, env_id, kwargs, seed, created, status, parent) VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO sessions (id, owner, env_id, kwargs, seed, created, status, parent, task) "
+            "VALUES (?,?,?,?,?,?,?,?,?)",
             (record.id, record.owner, record.env_id, json.dumps(record.kwargs), record.seed, record.created,
-             record.status, record.parent),
+             record.status, record.parent, record.task),
         )]
         rows += [("INSERT INTO actions VALUES (?,?,?,?,?)", (record.id, i, v, a, record.created))
                  for i, (v, a) in enumerate(actions)]
@@ -137,20 +143,23 @@ class Store:
         with self._lock:
             return int(self._db.execute(sql, params).fetchone()[0])
 
-    def sessions(self, owner: str | None = None, status: str | None = "open") -> Iterator[SessionRecord]:
-        sql, params = "SELECT * FROM sessions WHERE 1=1", list[str]()
+    def sessions(self, owner: str | None = None, status: str | None = "open",
+                 task_prefix: str | None = None) -> Iterator[SessionRecord]:
+        sql, params = "SELECT * FROM sessions WHERE 1=1", list[Any]()
         if owner is not None:
             sql, params = sql + " AND owner=?", [*params, owner]
         if status is not None:
             sql, params = sql + " AND status=?", [*params, status]
+        if task_prefix is not None:  # exact prefix match: substr, not LIKE (a split name may hold "_" or "%")
+            sql, params = sql + " AND substr(task, 1, ?) = ?", [*params, len(task_prefix), task_prefix]
         with self._lock:
             rows = self._db.execute(sql + " ORDER BY created, id", params).fetchall()
         return (_record(r) for r in rows)
 
 
 def _record(row: tuple[Any, ...]) -> SessionRecord:
-    sid, owner, env_id, kwargs, seed, created, status, parent = row
-    return SessionRecord(sid, owner, env_id, json.loads(kwargs), int(seed), float(created), status, parent)
+    sid, owner, env_id, kwargs, seed, created, status, parent, task = row
+    return SessionRecord(sid, owner, env_id, json.loads(kwargs), int(seed), float(created), status, parent, task)
 
 
 def now() -> float:

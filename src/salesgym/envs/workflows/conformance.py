@@ -65,7 +65,8 @@ def neutral_variant(world: WorkflowsWorld) -> WorkflowsWorld:
 def told(obs: dict[str, Any]) -> Any:
     data = obs["data"]
     last = data["last_result"]
-    return (None if last is None else (last["status"], last["output"])), data["told"], data["episode"]["verdict"]
+    result = None if last is None else (last["status"], last["output"])
+    return result, data["told"], data["inbox"], data["episode"]["verdict"]
 
 
 # --- the leak scanner -------------------------------------------------------------------------------------------
@@ -119,6 +120,10 @@ def random_call(env: Any, rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.06:
         words = rng.choice(("amount", "time zone", "why is this needed", "the weather", "budget"))
         return complete({"tool": "ask_requester", "args": {"question": f"What about {words}?"}})
+    inbox = env._state.inbox
+    if inbox and rng.random() < 0.1:
+        words = rng.choice(("which day works?", "what time suits you?", "who should I contact?", "thanks!"))
+        return complete({"tool": "reply_message", "args": {"message_id": rng.choice(inbox)["id"], "text": words}})
     maker = {"crm": _crm, "prospecting": _prospecting, "sequencer": _sequencer, "scheduler": _scheduler}[app]
     call = maker(env, rng)
     assert APP_OF[call["tool"]] == app

@@ -15,6 +15,9 @@ from salesgym.envs.workflows import observe, state, verifier
 from salesgym.envs.workflows.apps.common import Ctx
 from salesgym.envs.workflows.contract import DEFAULT_MAX_CALLS, MAX_CALLS_RANGE
 from salesgym.envs.workflows.instructions import task_card
+from salesgym.envs.workflows.llm import build
+from salesgym.envs.workflows.rubric import Judge
+from salesgym.envs.workflows.simulator import Voice
 from salesgym.envs.workflows.state import WorkflowsState
 from salesgym.envs.workflows.tasks.model import Template, instantiate
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
@@ -54,6 +57,11 @@ class WorkflowsRules:
     public_events = EVENT_KINDS  # every change is the agent's own call or the requester's answer to it
     reset_options = frozenset({"template", "tier"})
     conformance = "salesgym.envs.workflows.conformance"
+    verifier_api = "salesgym.envs.workflows.remote"  # the HTTP verifier API's family side (serve/runs.py)
+
+    def __init__(self, judge: Judge | None = None, voice: Voice | None = None) -> None:
+        self.judge = judge  # None: the deterministic rubric is the score of record
+        self.voice = voice  # None: the simulated people speak the rules' words
 
     def generate(self, seed: int, options: Mapping[str, Any]) -> WorkflowsWorld:
         names = pool(options.get("template"), options.get("tier"))
@@ -87,7 +95,7 @@ class WorkflowsRules:
         return 0.0
 
     def score(self, world: WorkflowsWorld, s: WorkflowsState, log: EventLog, v: Verifier) -> dict[str, Any]:
-        return verifier.score(world, s, log)
+        return verifier.score(world, s, log, self.judge)
 
 
 class Tier(NamedTuple):
@@ -110,12 +118,12 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
 
     Tools
         49 typed tools whose names and argument shapes follow the platforms' public APIs and official MCP
-        servers, plus ``ask_requester`` and ``finish_task`` (``docs/workflows.md``). A task may use only its
-        apps, some read only. Every call costs one minute of the sandbox clock.
+        servers, plus ``ask_requester``, ``reply_message`` and ``finish_task`` (``docs/workflows.md``). A task
+        may use only its apps, some read only. Every call costs one minute of the sandbox clock.
 
     Observation
         ``{"text": str, "data": dict}``: the request, the clock and calls left, what the requester has said, the
-        last tool result, and at the end the verdict.
+        inbox (messages that arrive mid-episode), the last tool result, and at the end the verdict.
 
     Reward
         0 for every step; at the episode's end, 1 if the verifier passes the task, else 0: the verdict is shown
@@ -127,10 +135,13 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
 
     Arguments
         template (a template id, or None: the seed draws one), tier (1-4, or None), max_calls (10-400; 60),
-        invalid_action_limit, verifier_key.
+        invalid_action_limit, verifier_key; judge (None: the deterministic message rubric decides; "llm": a
+        language-model judge decides its wording checks), voice (None; "llm": a language-model voice words the
+        simulated people's answers), llm (the endpoint of both: {"model", "base_url", "api_key_env"}).
 
     Version history
-        v0 (workflows-gen/1, workflows-task/1): initial release.
+        v0 (workflows-gen/1, workflows-task/1): initial release. workflows-task/2: message rubrics, scripted
+        mid-episode messages and ``reply_message``.
 
     >>> env = WorkflowsEnv(template="crm-lifecycle-reset")
     >>> obs, info = env.reset(seed=1)
@@ -187,9 +198,13 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
         max_calls: int = DEFAULT_MAX_CALLS,
         invalid_action_limit: int = 50,
         verifier_key: bytes | None = None,
+        judge: Any = None,
+        voice: Any = None,
+        llm: Mapping[str, Any] | None = None,
     ) -> None:
         if invalid_action_limit < 1:
             raise ValueError("invalid_action_limit must be at least 1")
         check_options(template, tier, max_calls)
-        super().__init__(WorkflowsRules(), invalid_action_limit=invalid_action_limit, verifier_key=verifier_key,
+        rules = WorkflowsRules(build("judge", judge, llm), build("voice", voice, llm))
+        super().__init__(rules, invalid_action_limit=invalid_action_limit, verifier_key=verifier_key,
                          template=template, tier=tier, max_calls=max_calls)  # fmt: skip

@@ -6,7 +6,7 @@ from __future__ import annotations
 from salesgym.envs.workflows.contract import APP_TITLES
 from salesgym.envs.workflows.world import TaskView
 
-TASK_VERSION = "workflows-task/1"
+TASK_VERSION = "workflows-task/2"
 
 
 def task_card(task: TaskView, anchor: str, max_calls: int, invalid_action_limit: int) -> str:
@@ -32,11 +32,15 @@ When the episode ends, the end state of the apps is checked against the request,
 did: only the changes the request calls for may be made (any other change fails the task), and some actions \
 are forbidden outright (shortcuts such as editing a record the request did not mention, spending credits the \
 request did not ask you to spend, or booking on someone's behalf when told not to). The verdict is pass or fail; \
-you are told it, and paid 1 for a pass, at the end.
+you are told it, and paid 1 for a pass, at the end. What you write (notes, messages, task text, replies) is read \
+too: what the request asks it to say must be there, correct, and it must promise nothing the request does not \
+allow.
 
 ## Asking
 `ask_requester` reaches {task.requester.split(" (")[0]}, who knows facts the apps do not hold and answers when \
-your question names what you need.
+your question names what you need. Someone may also write to you during the task (a customer, a prospect, a \
+colleague): the message appears in your inbox, and `reply_message` answers it; they too tell what they know \
+when asked for it by name.
 
 ## How the episode ends
 Call `finish_task` when you are done. The sandbox clock starts at {anchor}; every call takes one minute and you \
@@ -44,7 +48,7 @@ have {max_calls} calls. A call the sandbox refuses changes nothing and is counte
 them end the episode early.
 
 ## Each turn
-You see the request, the clock and calls left, what the requester has told you and the result of your last \
-call. Make exactly one tool call per turn with the tools provided; arguments must match the tool's schema; use \
+You see the request, the clock and calls left, what you have been told, your inbox and the result of your \
+last call. Make exactly one tool call per turn with the tools provided; arguments must match the tool's schema; use \
 ids the tools show you. Every result says `status` ok, or error with a short reason.
 """

@@ -1,6 +1,6 @@
 """The agent's observation: the task (as told), the sandbox clock and the call budget, what the requester has
-said, the last tool result, and at the end the verdict (pass or fail). Public facts only: the tables are read
-through the tools."""
+said, the messages in the inbox (scripted mid-episode turns), the last tool result, and at the end the verdict
+(pass or fail). Public facts only: the tables are read through the tools."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from salesgym.envs.workflows import verifier
 from salesgym.envs.workflows.apps.common import Ctx, now_iso
 
 MAX_RESULT_CHARS = 2500
+INBOX_FIELDS = ("id", "from", "text", "at")  # what a delivered message shows (its sender's key and turn stay back)
 
 
 def _json(value: Any) -> str:
@@ -30,7 +31,7 @@ def verdict(ctx: Ctx) -> str | None:
     s = ctx.state
     if not (s.terminated or s.truncated):
         return None
-    return "pass" if verifier.score(ctx.world, s, ctx.log)["passed"] else "fail"
+    return "pass" if verifier.score(ctx.world, s, ctx.log, getattr(ctx.family, "judge", None))["passed"] else "fail"
 
 
 def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) -> dict[str, Any]:
@@ -39,6 +40,7 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
         "task": w.task.public(),
         "clock": {"now": now_iso(ctx), "calls_used": int(s.now), "calls_left": int(w.horizon - s.now)},
         "told": dict(s.revealed),
+        "inbox": [{k: m[k] for k in INBOX_FIELDS} for m in s.inbox],
         "last_result": result,
         "episode": {"terminated": s.terminated, "truncated": s.truncated, "invalid_actions": s.invalid_actions,
                     "verdict": verdict(ctx)},
@@ -51,6 +53,8 @@ def render_text(data: dict[str, Any]) -> str:
     lines = [f"{c['now']} | calls left {c['calls_left']} | task: {task['title']}"]
     if data["told"]:
         lines.append("The requester told you: " + "; ".join(f"{k}: {v}" for k, v in data["told"].items()))
+    for m in data["inbox"]:
+        lines.append(f"Message {m['id']} from {m['from']} at {m['at']}: {m['text']} (answer with reply_message)")
     last = data["last_result"]
     if last is not None:
         output = last["output"]

@@ -3,7 +3,8 @@
 A table is named ``<app>.<object>`` (``crm.contacts``, ``scheduler.scheduled_events``) and maps a record id to
 an immutable-by-convention record (a plain dict that is replaced, never edited). Three generic events change
 tables: ``record_created``, ``record_updated`` (the full new record and the changed fields), and
-``record_deleted``; ``fact_revealed`` records what the simulated requester said and ``task_finished`` the
+``record_deleted``; ``fact_revealed`` records what a simulated person said, ``message_received`` a scripted
+message delivered to the agent's inbox mid-episode (``simulator.py``), and ``task_finished`` the
 agent's declaration that it is done. The state document (:func:`document`) is what the verifier's jq
 assertions read.
 """
@@ -24,11 +25,12 @@ Record = dict[str, Any]
 
 @dataclass
 class WorkflowsState(State):
-    FORKED = ("counters", "revealed")
+    FORKED = ("counters", "revealed", "inbox")
 
     tables: dict[str, dict[str, Record]] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)  # the next id number per table
     revealed: dict[str, str] = field(default_factory=dict)  # hidden facts the requester has told
+    inbox: list[dict[str, Any]] = field(default_factory=list)  # scripted messages delivered (message_received)
     finished: bool = False
     summary: str = ""
 
@@ -73,6 +75,10 @@ def _revealed(s: WorkflowsState, p: Mapping[str, Any]) -> None:
     s.revealed[p["fact"]] = p["value"]
 
 
+def _message(s: WorkflowsState, p: Mapping[str, Any]) -> None:
+    s.inbox.append(dict(p))
+
+
 def _finished(s: WorkflowsState, p: Mapping[str, Any]) -> None:
     s.finished = True
     s.summary = p["summary"]
@@ -84,6 +90,7 @@ APPLY: dict[str, Fold] = {
     "record_deleted": _deleted,
     "fact_revealed": _revealed,
     "task_finished": _finished,
+    "message_received": _message,
 }
 
 

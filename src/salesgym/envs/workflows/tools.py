@@ -1,14 +1,18 @@
-"""The family's toolbox: every replica's tools (in app order) and the task's own two, ``ask_requester`` (the
-rule-based simulated colleague) and ``finish_task``. ``APP_OF`` names each tool's app: the sandbox enforces a
+"""The family's toolbox: every replica's tools (in app order) and the task's own three, ``ask_requester`` (the
+rule-based simulated colleague), ``reply_message`` (answer a message in the inbox: its sender is simulated by
+the same rules, ``simulator.py``) and ``finish_task``. Every replica tool's successful call may deliver a
+scripted message (``simulator.deliver``). ``APP_OF`` names each tool's app: the sandbox enforces a
 task's app permissions from it (``check_permission``), and the verifier's audit reads it."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints
 
-from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec
+from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
+from salesgym.envs.workflows import simulator
 from salesgym.envs.workflows.apps import REPLICAS
 from salesgym.envs.workflows.apps.common import Ctx, done
 from salesgym.envs.workflows.contract import TASK_APP
@@ -19,21 +23,30 @@ class AskArgs(ToolArgs):
         description="what you want to know, in your own words (name the thing you need)")
 
 
+class ReplyArgs(ToolArgs):
+    message_id: Annotated[str, StringConstraints(min_length=1, max_length=40)] = Field(
+        description="the id of a message in your inbox (data.inbox)")
+    text: Annotated[str, StringConstraints(min_length=1, max_length=2000)] = Field(
+        description="your reply (ask what you need to know by name)")
+
+
 class FinishArgs(ToolArgs):
     summary: Annotated[str, StringConstraints(max_length=1000)] = Field(
         "", description="what you did (your own record; it is not graded)")
 
 
 def ask_requester(ctx: Ctx, a: AskArgs) -> ToolOutcome:
-    """The requester tells a hidden fact when the question names it (by one of its keywords), else nothing."""
-    question = a.question.lower()
-    for fact in ctx.world.secret.facts:
-        if any(word in question for word in fact.keywords):
-            if fact.key not in ctx.state.revealed:
-                ctx.emit("fact_revealed", "requester", {"fact": fact.key, "value": fact.value})
-            return done({"from": ctx.world.task.requester, "answer": fact.value})
-    return done({"from": ctx.world.task.requester, "answer": "Sorry, I can't help with that; it should all be in "
-                 "the apps or in the request."})  # fmt: skip
+    """The requester tells a hidden fact when the question names it (by one of its keywords) and the fact's
+    conditions hold, else nothing (``simulator.py``)."""
+    return simulator.answer(ctx, simulator.REQUESTER, a.question)
+
+
+def reply_message(ctx: Ctx, a: ReplyArgs) -> ToolOutcome:
+    """The message's sender answers the reply by the same rules as the requester."""
+    message = next((m for m in ctx.state.inbox if m["id"] == a.message_id), None)
+    if message is None:
+        raise ToolError(f"404 Not Found: no message {quote(a.message_id)} in your inbox")
+    return simulator.answer(ctx, message["sender_key"], a.text)
 
 
 def finish_task(ctx: Ctx, a: FinishArgs) -> ToolOutcome:
@@ -45,10 +58,27 @@ TASK_TOOLS: list[ToolSpec[Any, Ctx]] = [
     ToolSpec("ask_requester", "Ask the colleague who asked for this task a question (they know facts the apps "
              "do not hold, and answer when your question names what you need).", AskArgs, ask_requester,
              "1 minute"),
+    ToolSpec("reply_message", "Reply to a message in your inbox; its sender answers (they know facts the apps do "
+             "not hold, and tell them when your reply asks for them by name).", ReplyArgs, reply_message,
+             "1 minute"),
     ToolSpec("finish_task", "Declare the task done: the episode ends and the end state is verified.", FinishArgs,
              finish_task, "1 minute"),
 ]
-TOOLS: ToolBox[Ctx] = ToolBox([*(t for app in REPLICAS.values() for t in app.TOOLS), *TASK_TOOLS])
+
+
+def _delivering(spec: ToolSpec[Any, Ctx]) -> ToolSpec[Any, Ctx]:
+    """``spec`` whose successful call then delivers the scripted messages it triggers."""
+    handler, name = spec.handler, spec.name
+
+    def run(ctx: Ctx, a: Any) -> ToolOutcome:
+        outcome = handler(ctx, a)
+        simulator.deliver(ctx, name)
+        return outcome
+
+    return dataclasses.replace(spec, handler=run)
+
+
+TOOLS: ToolBox[Ctx] = ToolBox([*(_delivering(t) for app in REPLICAS.values() for t in app.TOOLS), *TASK_TOOLS])
 APP_OF: dict[str, str] = {t.name: name for name, app in REPLICAS.items() for t in app.TOOLS}
 APP_OF.update({t.name: TASK_APP for t in TASK_TOOLS})
 OWNER_OF_TABLE: dict[str, str] = {table: name for name, app in REPLICAS.items() for table in app.TABLES}

@@ -15,6 +15,9 @@ Assertions are jq programs (``tasks/jqlib.py``) compared by an operator:
 An assertion whose program outputs nothing or several values (where one is needed), or fails, does not hold,
 and its metadata says why. Every assertion carries ``{step, name, expr, op, expected, actual, passed}``.
 
+Message rubrics (``rubric.py``) add their checks to their step's assertions, with the same metadata plus
+``rubric`` and ``judged_by``.
+
     passed  = every assertion holds and there is no invariant, audit or forbidden-action violation
     primary = 1.0 if passed else 0.0; partial = checks passed / checks (assertions + the three global checks)
 """
@@ -26,10 +29,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from salesgym.core.events import EventLog
+from salesgym.envs.workflows import rubric
+from salesgym.envs.workflows.rubric import Judge
 from salesgym.envs.workflows.state import Record, WorkflowsState, document
 from salesgym.envs.workflows.tasks import jqlib
 from salesgym.envs.workflows.tools import APP_OF, OWNER_OF_TABLE
-from salesgym.envs.workflows.world import WorkflowsWorld
+from salesgym.envs.workflows.world import Secret, WorkflowsWorld
 
 BOOKKEEPING = frozenset({"updatedAt", "updated_at", "createdAt", "created_at"})
 RECORD_EVENTS = frozenset({"record_created", "record_updated", "record_deleted"})
@@ -159,15 +164,25 @@ def audit(log: EventLog) -> list[dict[str, Any]]:
     return problems
 
 
-def forbidden(log: EventLog, rules: Sequence[Mapping[str, Any]], params: dict[str, Any]) -> list[dict[str, Any]]:
-    hits: list[dict[str, Any]] = []
+def calls_of(log: EventLog) -> list[dict[str, Any]]:
+    """The trajectory as calls: ``{tool, args, refused, call, event}`` (``call``: its index in the trajectory,
+    ``event``: its event's seq; a refused call's arguments are not recorded)."""
+    out: list[dict[str, Any]] = []
     for e in log:
         if e.kind == "tool_completed":
-            tool, args, refused = e.payload["tool"], e.payload["args"], False
+            out.append({"tool": e.payload["tool"], "args": e.payload["args"], "refused": False, "call": len(out),
+                        "event": e.seq})
         elif e.kind == "invalid_action" and e.payload.get("tool"):
-            tool, args, refused = e.payload["tool"], None, True
-        else:
-            continue
+            out.append({"tool": e.payload["tool"], "args": None, "refused": True, "call": len(out),
+                        "event": e.seq})
+    return out
+
+
+def forbidden(calls: Sequence[Mapping[str, Any]], rules: Sequence[Mapping[str, Any]],
+              params: dict[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
+    hits: list[dict[str, Any]] = []
+    for c in calls:
+        tool, args, refused = c["tool"], c["args"], c["refused"]
         for rule in rules:
             if tool not in rule["tools"] or (refused and not rule["attempted"]):
                 continue
@@ -179,34 +194,41 @@ def forbidden(log: EventLog, rules: Sequence[Mapping[str, Any]], params: dict[st
                         continue
                 except ValueError:
                     continue
-            hits.append({"rule": rule["name"], "tool": tool, "event": e.seq, "refused": refused})
+            hits.append({"rule": rule["name"], "tool": tool, "event": c.get("event"), "call": c["call"],
+                         "refused": refused})  # fmt: skip
     return hits
 
 
 # --- the score --------------------------------------------------------------------------------------------------
-def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog) -> dict[str, Any]:
-    secret = world.secret
+def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end: Mapping[str, Mapping[str, Record]],
+                 calls: Sequence[Mapping[str, Any]], summary: str = "", audited: Sequence[Mapping[str, Any]] = (),
+                 judge: Judge | None = None) -> dict[str, Any]:  # fmt: skip
+    """The verdict of a task instance from its start and end tables and its calls: per-step assertions (with the
+    message rubrics of each step), the invariant, the audit problems found by the caller, forbidden actions.
+    ``score`` (in process) and the HTTP verifier API (``serve/verifier_api.py``) both judge through this."""
     params = dict(secret.params)
-    doc = document(state.tables, OWNER_OF_TABLE)
+    doc = document(end, OWNER_OF_TABLE)
+    text_doc = {**doc, "task": {"summary": summary}}
+    graded: dict[int, list[dict[str, Any]]] = {r["step"]: [] for r in secret.rubrics}
+    for r in secret.rubrics:
+        graded[r["step"]].extend(rubric.check(r, text_doc, calls, params, judge))
     steps, results = [], []
     for step in secret.steps:
         checked = [check_assertion(step["step"], a, doc, params) for a in step["assertions"]]
+        checked += graded.get(step["step"], [])
         results.extend(checked)
         steps.append({"step": step["step"], "app": step["app"], "objective": step["objective"],
                       "passed": all(c["passed"] for c in checked), "assertions": checked})  # fmt: skip
-    changes = diff(world.tables, state.tables)
+    changes = diff(start, end)
     unexpected = [c for c in changes if not allowed(c, secret.changes)]
-    audited = audit(log)
-    banned = forbidden(log, secret.forbidden, params)
+    banned = forbidden(calls, secret.forbidden, params)
     held = sum(r["passed"] for r in results)
     globals_ok = [not unexpected, not audited, not banned]
     passed = held == len(results) and all(globals_ok)
     partial = round((held + sum(globals_ok)) / (len(results) + len(globals_ok)), 6)
-    invalid = sum(1 for e in log if e.kind == "invalid_action")
-    ended = {"terminated": state.terminated, "truncated": state.truncated,
-             "why": next((e.payload["why"] for e in log if e.kind == "episode_ended"), None)}  # fmt: skip
     violations = {k: n for k, n in (("invariant", len(unexpected)), ("audit", len(audited)),
                                     ("forbidden", len(banned))) if n}  # fmt: skip
+    rubric_checks = [r for r in results if "rubric" in r]
     return {
         "primary": 1.0 if passed else 0.0,
         "primary_ceiling": 1.0,
@@ -216,14 +238,27 @@ def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog) -> dict[s
         "win_rate": 1.0 if passed else 0.0,
         "template": secret.template,
         "tier": secret.tier,
-        "apps": list(world.task.apps),
         "assertions": {"passed": held, "total": len(results)},
+        "rubric": {"passed": sum(r["passed"] for r in rubric_checks), "total": len(rubric_checks),
+                   "judged_by": sorted({r["judged_by"] for r in rubric_checks})},
         "steps": steps,
         "invariant": {"passed": not unexpected, "changes": changes, "unexpected": unexpected},
-        "audit": {"passed": not audited, "problems": audited},
+        "audit": {"passed": not audited, "problems": list(audited)},
         "forbidden": {"passed": not banned, "violations": banned},
         "violations": violations,
+    }
+
+
+def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog, judge: Judge | None = None) -> dict[str, Any]:
+    result = judge_states(world.secret, world.tables, state.tables, calls_of(log), state.summary, audit(log), judge)
+    invalid = sum(1 for e in log if e.kind == "invalid_action")
+    ended = {"terminated": state.terminated, "truncated": state.truncated,
+             "why": next((e.payload["why"] for e in log if e.kind == "episode_ended"), None)}  # fmt: skip
+    return {
+        **result,
+        "apps": list(world.task.apps),
         "facts_revealed": sorted(state.revealed),
+        "messages_received": len(state.inbox),
         "finished_by_agent": state.finished,
         "invalid_actions": invalid,
         "tool_calls": state.tool_calls,

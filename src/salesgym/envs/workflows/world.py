@@ -25,6 +25,9 @@ class Fact:
     keywords: tuple[str, ...]  # a question naming any of these (case-insensitive) gets the answer
     value: str
     param: str = ""  # the instance parameter it is (expected values depend on it)
+    requires: tuple[Mapping[str, Any], ...] = ()  # conditions that must hold before it is told (simulator.py)
+    hint: str = ""  # the answer while a condition does not hold
+    holder: str = "requester"  # who knows it: the requester or a scripted message's sender
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,9 @@ class Secret:
     facts: tuple[Fact, ...]
     persona: str  # how the requester speaks (only an optional voice would read it)
     solution: tuple[Mapping[str, Any], ...]  # the reference solution: calls with markers, resolved as it plays
+    rubrics: tuple[Mapping[str, Any], ...] = ()  # resolved message rubrics (rubric.py)
+    turns: tuple[Mapping[str, Any], ...] = ()  # scripted mid-episode messages (simulator.py)
+    replies: tuple[Mapping[str, Any], ...] = ()  # canned answers that tell nothing
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,10 +70,14 @@ class Secret:
             "steps": [dict(s) for s in self.steps],
             "changes": [dict(c) for c in self.changes],
             "forbidden": [dict(f) for f in self.forbidden],
-            "facts": [{"key": f.key, "keywords": list(f.keywords), "value": f.value, "param": f.param}
+            "facts": [{"key": f.key, "keywords": list(f.keywords), "value": f.value, "param": f.param,
+                       "requires": [dict(c) for c in f.requires], "hint": f.hint, "holder": f.holder}
                       for f in self.facts],
             "persona": self.persona,
             "solution": [dict(a) for a in self.solution],
+            "rubrics": [dict(r) for r in self.rubrics],
+            "turns": [dict(t) for t in self.turns],
+            "replies": [dict(r) for r in self.replies],
         }
 
 

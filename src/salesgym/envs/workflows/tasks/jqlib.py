@@ -55,3 +55,12 @@ def run(expr: str, document: Any, params: dict[str, Any]) -> list[Any]:
     """Every value ``expr`` outputs on ``document``; a jq compile or runtime error raises ``ValueError``."""
     program = _compiled(expr, tuple(sorted(params)))
     return list(program.input_value({"doc": document, "params": params}).all())
+
+
+def compile_only(expr: str, params: dict[str, Any]) -> None:
+    """Raise ``ValueError`` with jq's reason (without the wrapped program's text) if ``expr`` does not compile
+    with ``params`` bound; nothing is run."""
+    try:
+        _compiled(expr, tuple(sorted(params)))
+    except ValueError as err:
+        raise ValueError(str(err).split(" at <top-level>")[0]) from None

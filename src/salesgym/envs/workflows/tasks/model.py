@@ -16,6 +16,7 @@ jq expressions in assertions and forbidden rules read the parameters as ``$name`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ from salesgym.envs.workflows.population import Builder, populate
 from salesgym.envs.workflows.tasks import jqlib
 from salesgym.envs.workflows.world import Fact, Secret, TaskView, WorkflowsWorld
 
+CONDITIONS = ("told", "called", "says", "holds")  # see simulator.py
 OPERATORS = ("equals", "not_equals", "contains", "count", "exists", "gt", "gte", "lt", "lte", "matches", "in")
 CHANGE_KINDS = ("create", "update", "delete")
 
@@ -86,11 +88,89 @@ class Forbidden:
     attempted: bool = False
 
 
+class Needs:
+    """Conditions a fact may need before it is told (plain JSON data; ``simulator.py`` evaluates them)."""
+
+    @staticmethod
+    def told(fact: str) -> dict[str, Any]:
+        """Another fact has been told first."""
+        return {"told": fact}
+
+    @staticmethod
+    def called(tool: str, args: str | None = None) -> dict[str, Any]:
+        """The agent has made a successful call of ``tool`` (with ``args``: one whose arguments make that jq
+        program output ``true``), e.g. it has proposed or booked a time."""
+        return {"called": {"tool": tool, "args": args}}
+
+    @staticmethod
+    def says(pattern: str) -> dict[str, Any]:
+        """The question itself matches ``pattern`` (a case-insensitive regular expression)."""
+        return {"says": pattern}
+
+    @staticmethod
+    def holds(expr: str) -> dict[str, Any]:
+        """A jq program over the live state document outputs ``true``."""
+        return {"holds": expr}
+
+
 @dataclass(frozen=True)
 class FactSpec:
+    """What a simulated person knows (``simulator.py``): told when a question names one of ``keywords`` and
+    every condition in ``requires`` holds (else ``hint`` is the answer); ``holder`` is who knows it: the
+    requester, or the sender of a scripted message (a :class:`Turn`'s ``sender_key``)."""
+
     key: str
     keywords: tuple[str, ...]
     param: str  # the instance parameter holding the value
+    requires: tuple[Mapping[str, Any], ...] = ()  # simulator.told / called / says / holds
+    hint: str = ""
+    holder: str = "requester"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A canned answer that reveals nothing: a question naming one of ``keywords`` (and no fact's) gets
+    ``text`` (formatted with the parameters), e.g. "which figure do you mean?"."""
+
+    keywords: tuple[str, ...]
+    text: str
+    holder: str = "requester"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A scripted mid-episode message: after the first successful call of one of ``after`` whose end state makes
+    ``when`` (jq, optional, over the state of that tool's app) output ``true``, ``sender`` (formatted) writes
+    ``text`` (formatted) to the agent's inbox, one ``message_received`` event; the agent answers with
+    ``reply_message``, and facts whose ``holder`` is ``sender_key`` are that sender's to tell."""
+
+    key: str
+    after: tuple[str, ...]
+    sender: str
+    text: str
+    sender_key: str = "contact"
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """A deterministic rubric for a text the agent writes (``rubric.py``). ``target`` is jq selecting the text:
+    over the end-state document (which also holds ``.task.summary``, the ``finish_task`` summary), or, with
+    ``tools``, over the arguments of every successful call of those tools. Each check is an assertion of step
+    ``step``: every ``must_mention`` item appears (an item is a word or a tuple of alternatives, case-insensitive),
+    every ``facts`` value (``(label, P(...))``) appears correctly (numbers compared digit for digit, so "$48,213"
+    states 48213), no ``forbidden_claims`` pattern (``(label, regex)``) matches, and the text is at most
+    ``max_len`` characters. ``criteria`` is extra wording for the optional language-model judge."""
+
+    name: str
+    target: str
+    step: int
+    must_mention: tuple[str | tuple[str, ...], ...] = ()
+    facts: tuple[tuple[str, Any], ...] = ()
+    forbidden_claims: tuple[tuple[str, str], ...] = ()
+    max_len: int | None = None
+    tools: tuple[str, ...] = ()
+    criteria: str = ""
 
 
 Fixture = Callable[[Builder, Dice], dict[str, Any]]
@@ -113,6 +193,9 @@ class Template:
     facts: tuple[FactSpec, ...] = ()
     requester_role: str = "your sales manager"
     mechanisms: tuple[str, ...] = ()  # the platform rules it exercises (the split generator's contamination note)
+    rubrics: tuple[Rubric, ...] = ()  # what the agent writes, checked (step assertions too)
+    turns: tuple[Turn, ...] = ()  # scripted mid-episode messages (conversational tasks)
+    replies: tuple[Reply, ...] = ()  # canned answers that tell nothing
 
     @property
     def tier(self) -> int:
@@ -130,6 +213,19 @@ class Template:
                 raise ValueError(f"{self.id}: step app {step.app!r} is not one of the task's apps")
             if not step.assertions:
                 raise ValueError(f"{self.id}: every step needs an assertion")
+        for rubric in self.rubrics:
+            if not 1 <= rubric.step <= len(self.steps):
+                raise ValueError(f"{self.id}: rubric {rubric.name!r} names step {rubric.step} of {len(self.steps)}")
+            for _, pattern in rubric.forbidden_claims:
+                re.compile(pattern)
+        holders = {"requester", *(t.sender_key for t in self.turns)}
+        for held in (*(f.holder for f in self.facts), *(r.holder for r in self.replies)):
+            if held not in holders:
+                raise ValueError(f"{self.id}: a fact or reply is held by {held!r}, who never speaks in this task")
+        for fact in self.facts:
+            for cond in fact.requires:
+                if len(cond) != 1 or next(iter(cond)) not in CONDITIONS:
+                    raise ValueError(f"{self.id}: fact {fact.key!r}: a condition is one of {CONDITIONS}, got {cond}")
         for change in self.changes:
             if not set(change.kinds) <= set(CHANGE_KINDS) or change.table.split(".")[0] not in self.apps:
                 raise ValueError(f"{self.id}: bad allowed change {change}")
@@ -196,7 +292,8 @@ def instantiate(template: Template, seed: int, max_calls: int) -> WorkflowsWorld
 def build_secret(template: Template, params: dict[str, Any], persona: str) -> Secret:
     """The hidden part of an instance: the blueprint resolved with ``params`` (the reference solution keeps its
     markers: it is resolved as it plays, against the outputs it gets)."""
-    facts = (*(Fact(f.key, f.keywords, str(params[f.param]), f.param) for f in template.facts),
+    facts = (*(Fact(f.key, f.keywords, str(params[f.param]), f.param, tuple(dict(c) for c in f.requires),
+                    f.hint.format(**params), f.holder) for f in template.facts),
              Fact("context", ("why", "reason", "context", "background"), params["context"], "context"))
     steps = tuple(
         {"step": i + 1, "app": s.app, "objective": s.objective, "actions": list(s.actions),
@@ -208,8 +305,18 @@ def build_secret(template: Template, params: dict[str, Any], persona: str) -> Se
                      "fields": None if c.fields is None else list(c.fields)} for c in template.changes)  # fmt: skip
     forbidden = tuple({"name": f.name, "tools": list(f.tools), "args": f.args, "attempted": f.attempted}
                       for f in template.forbidden)  # fmt: skip
+    rubrics = tuple({"name": r.name, "target": r.target, "step": r.step, "tools": list(r.tools),
+                     "must_mention": [[m] if isinstance(m, str) else list(m) for m in r.must_mention],
+                     "facts": [[label, resolve(v, params)] for label, v in r.facts],
+                     "forbidden_claims": [list(c) for c in r.forbidden_claims], "max_len": r.max_len,
+                     "criteria": r.criteria} for r in template.rubrics)  # fmt: skip
+    turns = tuple({"key": t.key, "after": list(t.after), "sender": t.sender.format(**params),
+                   "text": t.text.format(**params), "sender_key": t.sender_key, "when": t.when}
+                  for t in template.turns)  # fmt: skip
+    replies = tuple({"keywords": list(r.keywords), "text": r.text.format(**params), "holder": r.holder}
+                    for r in template.replies)  # fmt: skip
     return Secret(template.id, template.tier, params, steps, changes, forbidden, facts, persona,
-                  tuple(dict(a) for a in template.solution))
+                  tuple(dict(a) for a in template.solution), rubrics, turns, replies)
 
 
 def _ids(value: Any) -> list[str] | None:

@@ -18,15 +18,21 @@ from salesgym.envs.workflows.tasks.model import (
     FactSpec,
     Forbidden,
     P,
+    Rubric,
     Step,
     Template,
 )
+from salesgym.envs.workflows.tasks.templates_conversational import TEMPLATES as CONVERSATIONAL
 
 CONTACT = "contact($contact_email)"
 NO_INMAIL = Forbidden("no InMail credit spent", ("send_inmail",), attempted=True)
 NO_INMAIL_SENT = A("no InMail sent", ".prospecting.inmails | length", "equals", 0)
 AMOUNT = FactSpec("amount", ("amount", "figure", "price", "agreed", "value", "how much"), "amount")
 TZ = FactSpec("timezone", ("time zone", "timezone", "tz", "where are they", "located"), "tz")
+# claims no message may make unless the request allows them: discounts, free periods, guarantees
+NO_DISCOUNT = ("a discount", r"\bdiscount|\d+\s*%\s*off|\bfree (?:month|trial|upgrade)s?\b")
+NO_GUARANTEE = ("a guarantee", r"\bguarantee[sd]?\b|\bpromise (?:you|that)\b")
+CLAIMS = (NO_DISCOUNT, NO_GUARANTEE)
 
 
 def call(tool: str, **args: object) -> dict[str, object]:
@@ -92,6 +98,8 @@ CATALOGUE.add(
               associations={"contactIds": [P("contact_id_int")]},
               metadata={"timestamp": P("today"), "body": "Requested a demo through the website."})),
         mechanisms=("owner_ids", "engagement_association"),
+        rubrics=(Rubric("the note", 'engagements("notes"; $contact_id)[] | .properties.hs_note_body', 2,
+                        must_mention=(("demo", "demonstration"),), forbidden_claims=CLAIMS, max_len=1000),),
     ),
     Template(
         "crm-dedupe-inbound", "hygiene", "Update, don't duplicate",
@@ -147,7 +155,8 @@ CATALOGUE.add(
         "crm-closed-won", "pipeline", "Close a won deal",
         "The deal is closed won with its close date and signed amount, and the signature is noted on the deal.",
         "{company} signed! Mark the {company} new-business deal Closed Won with close date {close_date} and the "
-        "signed amount ({requester} has it: ask), and log a note on the deal saying the contract was signed.",
+        "signed amount ({requester} has it: ask), and log a note on the deal saying the contract was signed, for how "
+        "much.",
         ("crm",), fx.closed_won,
         (Step("crm", "close the deal", ("hubspot-batch-update-objects",),
               (A("closed won", 'crm("deals"; $deal_id) | .properties.dealstage', "equals", "closedwon"),
@@ -164,8 +173,11 @@ CATALOGUE.add(
                                                           "amount": P("amount")}}]),
          call("hubspot-create-engagement", type="NOTE", ownerId=P("owner_int"),
               associations={"dealIds": [P("deal_id_int")]},
-              metadata={"timestamp": P("today"), "body": "Contract signed."})),
+              metadata={"timestamp": P("today"), "body": F("Contract signed for ${amount}.")})),
         facts=(AMOUNT,), requester_role="the account executive", mechanisms=("closed_won_closedate", "hidden_fact"),
+        rubrics=(Rubric("the signature note", '. as $doc | linked("deals"; $deal_id; "notes"; 213)[] as $n | $doc | '
+                        'crm("notes"; $n) | .properties.hs_note_body', 2, must_mention=(("signed", "signature"),),
+                        facts=(("signed amount", P("amount")),), forbidden_claims=CLAIMS, max_len=1000),),
     ),
 )
 
@@ -443,6 +455,9 @@ CATALOGUE.add(
               metadata={"timestamp": P("prep_due_time"), "subject": F("Prep for discovery call with {contact_name}"),
                         "status": "NOT_STARTED"})),
         mechanisms=("finish_not_delete", "open_slots"),
+        rubrics=(Rubric("the prep task", 'engagements("tasks"; $contact_id)[] | .properties.hs_task_subject', 3,
+                        must_mention=("prep", "discovery call"), facts=(("contact's name", P("contact_name")),),
+                        max_len=200),),
     ),
     Template(
         "dormant-winback", "re-engagement", "Re-engage a closed-lost account",
@@ -553,7 +568,8 @@ CATALOGUE.add(
     ),
 )
 
-# the templates of the other modules register into CATALOGUE on import, in this fixed order (after the ones above)
-from salesgym.envs.workflows.tasks import templates_tier4  # noqa: E402, F401
+CATALOGUE.add(*CONVERSATIONAL)  # tasks where someone replies or writes in mid-episode
 
 TEMPLATES = CATALOGUE.templates
+# more templates (templates_more.py, templates_tier4.py) register themselves into CATALOGUE when the package
+# imports them, after this module, whichever module is imported first (see tasks/__init__.py)

@@ -1,0 +1,139 @@
+"""The optional language-model parts of the workflows family, over any OpenAI-compatible chat endpoint, both off
+by default: a **judge** of what the agent writes (``rubric.Judge``) and a **voice** for the simulated people
+(``simulator.Voice``). Neither decides what the task's rules decide:
+
+- the judge is shown the text the agent wrote and the rubric's public wording (items to mention, claims not to
+  make, criteria), never a fact's value or any other hidden expected value; it answers booleans, and only the
+  verdict's pass or fail reaches the agent;
+- the voice rewrites words the rules chose; the simulator refuses a rewrite that drops the told value or shows
+  anything not told (``simulator.voiced``).
+
+Answers are cached by the hash of the request, so one combination is asked once per object (and a score that
+is computed again asks nothing). Needs the ``openai`` SDK (``pip install 'salesgym[llm]'``), imported on the first
+request; the key comes from ``api_key_env``.
+
+    >>> env = WorkflowsEnv(judge="llm", llm={"model": "m", "base_url": "http://localhost:8000/v1"})  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+JUDGE_PROMPT = (
+    "You grade a message a sales representative wrote. Answer with JSON only: {{\"mentions\": [...], \"claims\": "
+    "[...]}}: for each item to mention, true if the message mentions it (in any wording); for each claim, true if "
+    "the message makes that claim (in any wording). Extra criteria: {criteria}\n"
+    "Items to mention: {mentions}\nClaims the message must not make: {claims}"
+)
+VOICE_PROMPT = (
+    "Rewrite the message below in the voice of someone who is {persona}, in one or two sentences. Keep every one "
+    "of these exact strings unchanged: {keep}. Add no facts, names, numbers, dates or promises. Message: {text}"
+)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An OpenAI-compatible chat endpoint: ``model`` at ``base_url``, its key in ``$api_key_env``."""
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_s: float = 30.0
+    max_retries: int = 2
+    seed: int = 0
+
+    @classmethod
+    def of(cls, config: Mapping[str, Any] | None) -> Endpoint:
+        if not isinstance(config, Mapping) or not isinstance(config.get("model"), str):
+            raise ValueError('the language-model judge or voice needs llm={"model": ..., "base_url": ..., '
+                             '"api_key_env": ...}')  # fmt: skip
+        unknown = set(config) - {"model", "base_url", "api_key_env", "timeout_s", "max_retries", "seed"}
+        if unknown:
+            raise ValueError(f"unknown llm setting(s) {sorted(unknown)}")
+        return cls(**dict(config))
+
+
+class _Chat:
+    """One lazily built client and a cache of answers by request hash."""
+
+    def __init__(self, endpoint: Endpoint, max_tokens: int) -> None:
+        self.endpoint, self.max_tokens = endpoint, max_tokens
+        self.cache: dict[str, str] = {}
+        self._client: Any = None
+
+    def _chat(self) -> Any:
+        if self._client is None:
+            try:
+                import openai
+            except ImportError as err:
+                raise ImportError("the language-model judge and voice need the openai SDK: pip install "
+                                  "'salesgym[llm]'") from err  # fmt: skip
+            e = self.endpoint
+            key = os.environ.get(e.api_key_env)
+            if not key:
+                raise RuntimeError(f"set ${e.api_key_env} to the endpoint's API key")
+            self._client = openai.OpenAI(base_url=e.base_url, api_key=key, timeout=e.timeout_s,
+                                         max_retries=e.max_retries)  # fmt: skip
+        return self._client
+
+    def ask(self, prompt: str) -> str:
+        key = hashlib.sha256(prompt.encode()).hexdigest()
+        if key not in self.cache:
+            reply = self._chat().chat.completions.create(
+                model=self.endpoint.model, messages=[{"role": "system", "content": prompt}], temperature=0.0,
+                max_tokens=self.max_tokens, seed=self.endpoint.seed)  # fmt: skip
+            text = reply.choices[0].message.content
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError("the endpoint returned no text")
+            self.cache[key] = text.strip()
+        return self.cache[key]
+
+    def __getstate__(self) -> dict[str, Any]:  # an HTTP client does not travel to a worker or a pickle
+        return {**self.__dict__, "_client": None}
+
+
+class OpenAIJudge(_Chat):
+    """``judge(public, text)`` through the endpoint (``rubric.Judge``)."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        super().__init__(endpoint, max_tokens=200)
+
+    def judge(self, public: Mapping[str, Any], text: str) -> Mapping[str, Any]:
+        prompt = JUDGE_PROMPT.format(criteria=public.get("criteria") or "none",
+                                     mentions=json.dumps([" or ".join(m) for m in public["must_mention"]]),
+                                     claims=json.dumps([label for label, _ in public["forbidden_claims"]]))
+        answer = self.ask(prompt + "\nMessage:\n" + text)
+        start, end = answer.find("{"), answer.rfind("}")
+        verdict = json.loads(answer[start:end + 1] if start >= 0 else answer)
+        if not isinstance(verdict, dict):
+            raise ValueError("the judge did not answer a JSON object")
+        return verdict
+
+
+class OpenAIVoice(_Chat):
+    """``paraphrase(text, persona, keep)`` through the endpoint (``simulator.Voice``)."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        super().__init__(endpoint, max_tokens=120)
+
+    def paraphrase(self, text: str, persona: str, keep: Sequence[str]) -> str:
+        return self.ask(VOICE_PROMPT.format(persona=persona, keep=json.dumps(list(keep)), text=text))
+
+
+def build(kind: str, choice: Any, llm: Mapping[str, Any] | None) -> Any:
+    """The judge or voice an environment was given: None (off), ``"llm"`` (over ``llm``'s endpoint), or an object
+    with the right method (``judge`` / ``paraphrase``)."""
+    if choice is None or choice == "rules":
+        return None
+    if choice == "llm":
+        endpoint = Endpoint.of(llm)
+        return OpenAIJudge(endpoint) if kind == "judge" else OpenAIVoice(endpoint)
+    method = "judge" if kind == "judge" else "paraphrase"
+    if not callable(getattr(choice, method, None)):
+        raise ValueError(f'{kind} must be None, "rules", "llm" or an object with a {method}() method')
+    return choice

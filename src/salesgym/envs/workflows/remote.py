@@ -1,0 +1,112 @@
+"""The workflows family's side of the HTTP verifier API (``serve/runs.py`` loads it by the family's
+``verifier_api`` name, so the service knows no family): a run's state per app, its calls, ad-hoc and task
+assertions, and the verdict, judged by the same function as the in-process verifier.
+
+Every function checks everything before it returns anything to store: ``LookupError`` names what does not exist
+(an app the task does not use: 404), ``ValueError`` what is malformed (a table, a record, a tool, an operator,
+jq that does not compile: 422).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from salesgym.envs.workflows.state import document
+from salesgym.envs.workflows.tasks import jqlib
+from salesgym.envs.workflows.tasks.model import OPERATORS
+from salesgym.envs.workflows.tools import OWNER_OF_TABLE, TOOLS
+from salesgym.envs.workflows.verifier import check_assertion, judge_states
+from salesgym.envs.workflows.world import WorkflowsWorld
+
+Tables = dict[str, dict[str, dict[str, Any]]]
+MAX_EXPR_CHARS = 4000
+
+
+def start(world: WorkflowsWorld) -> Tables:
+    return {name: dict(rows) for name, rows in world.tables.items()}
+
+
+def apps(world: WorkflowsWorld) -> tuple[str, ...]:
+    return tuple(world.task.apps)
+
+
+def public(world: WorkflowsWorld) -> dict[str, Any]:
+    return world.task.public()
+
+
+def _app(world: WorkflowsWorld, app: str) -> str:
+    if app not in world.task.apps:
+        raise LookupError(f"this task's apps are {', '.join(world.task.apps)}; got {app!r}")
+    return app
+
+
+def state(world: WorkflowsWorld, tables: Tables, app: str | None) -> dict[str, Any]:
+    """``{app: {object: {id: record}}}`` for ``app`` (or every app of the task)."""
+    chosen = [_app(world, app)] if app is not None else list(world.task.apps)
+    return {a: {name.split(".", 1)[1]: rows for name, rows in tables.items() if OWNER_OF_TABLE.get(name) == a}
+            for a in chosen}  # fmt: skip
+
+
+def checked_tables(world: WorkflowsWorld, app: str, given: Mapping[str, Any]) -> Tables:
+    """``app``'s tables as stored (``{object: {id: record}}`` -> ``{"app.object": {id: record}}``)."""
+    _app(world, app)
+    known = sorted(name.split(".", 1)[1] for name, a in OWNER_OF_TABLE.items() if a == app)
+    out: Tables = {}
+    for obj, rows in given.items():
+        name = f"{app}.{obj}"
+        if OWNER_OF_TABLE.get(name) != app:
+            raise ValueError(f"{app} has no table {obj!r} (its tables: {', '.join(known)})")
+        if not isinstance(rows, dict) or not all(isinstance(r, dict) for r in rows.values()):
+            raise ValueError(f"{obj}: a table is an object of records by id ({{id: {{...}}}})")
+        out[name] = {str(k): r for k, r in rows.items()}
+    return out
+
+
+def checked_calls(calls: Sequence[Mapping[str, Any]], first: int) -> list[dict[str, Any]]:
+    """Calls ``{tool, args, status}`` as the verifier reads a trajectory (``call``: the index from ``first``)."""
+    out = []
+    for i, c in enumerate(calls):
+        if c["tool"] not in TOOLS.specs:
+            raise ValueError(f"calls[{i}]: no tool {c['tool']!r}")
+        refused = c["status"] == "error"
+        out.append({"tool": c["tool"], "args": None if refused else dict(c["args"]), "refused": refused,
+                    "call": first + i})  # fmt: skip
+    return out
+
+
+def task_assertions(world: WorkflowsWorld) -> list[dict[str, Any]]:
+    return [{**a, "step": s["step"]} for s in world.secret.steps for a in s["assertions"]]
+
+
+def assertions(world: WorkflowsWorld, tables: Tables, specs: Sequence[Mapping[str, Any]],
+               with_params: bool) -> list[dict[str, Any]]:  # fmt: skip
+    """Every assertion's result over the stored state; jq reads the instance's parameters only ``with_params``
+    (the operator), so an agent's probe cannot test a hidden value."""
+    params = dict(world.secret.params) if with_params else {}
+    for i, spec in enumerate(specs):
+        label = f"assertions[{i}] ({spec.get('name') or spec['expr'][:40]!r})"
+        if spec["op"] not in OPERATORS:
+            raise ValueError(f"{label}: unknown operator {spec['op']!r}; use one of {', '.join(OPERATORS)}")
+        if len(spec["expr"]) > MAX_EXPR_CHARS:
+            raise ValueError(f"{label}: expressions are limited to {MAX_EXPR_CHARS} characters")
+        try:
+            jqlib.compile_only(spec["expr"], params)
+        except ValueError as err:
+            raise ValueError(f"{label}: jq cannot compile it ({str(err)[:300]})") from None
+    doc = document(tables, OWNER_OF_TABLE)
+    return [check_assertion(spec.get("step") or 0, {"name": spec.get("name") or f"assertion {i}",
+                                                    "expr": spec["expr"], "op": spec["op"],
+                                                    "expected": spec["expected"]}, doc, params)
+            for i, spec in enumerate(specs)]  # fmt: skip
+
+
+def verdict(world: WorkflowsWorld, tables: Tables, calls: Sequence[Mapping[str, Any]], judge: Any) -> dict[str, Any]:
+    """The in-process verifier's verdict over the stored state and calls. The audit (every change made by its own
+    app's tools) holds by construction: an app stores only its own tables."""
+    summary = next((c["args"].get("summary", "") for c in reversed(calls)
+                    if c["tool"] == "finish_task" and c["args"] is not None), "")  # fmt: skip
+    out = judge_states(world.secret, world.tables, tables, calls, summary, (), judge)
+    out["apps"] = list(world.task.apps)
+    out["audit"]["how"] = "each app stores only its own tables"
+    return out
