@@ -1,0 +1,71 @@
+"""The OpenEnv adapter: OpenEnv's own app factory on a real uvicorn server on loopback, full episodes
+played through OpenEnv's own ``EnvClient`` over the WebSocket session (runs in its own venv: ``.ci/run``)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("openenv")
+
+import httpx  # noqa: E402
+from env_episodes import reference  # noqa: E402
+from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction, ListToolsObservation  # noqa: E402
+
+import salesgym  # noqa: E402
+from salesgym.adapters.openenv import SalesgymClient, SalesgymObservation, serve  # noqa: E402
+from salesgym.adapters.tool_episode import split_tasks  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("env_id", "family", "seed"),
+    [("territory-debug-v0", "territory", 3), ("desk-debug-v0", "desk", 5), ("workflows-debug-v0", "workflows", 2)],
+)
+def test_full_episode_over_the_websocket_session_matches_in_process(env_id: str, family: str, seed: int) -> None:
+    ref = reference(lambda: salesgym.make(env_id), family, seed)
+    with serve(env_id) as url, SalesgymClient(base_url=url).sync() as client:
+        first = client.reset(seed=seed)
+        obs = first.observation
+        assert isinstance(obs, SalesgymObservation) and not first.done
+        assert obs.instructions and obs.text
+        assert obs.tools == salesgym.make(env_id).mcp_tools()  # the environment's own schemas
+        rewards, results = [], []
+        for action in ref.actions:
+            result = client.step(CallToolAction(tool_name=action["tool"], arguments=action.get("args") or {}))
+            rewards.append(result.reward)
+            results.append(result)
+        state = client.state()
+    assert rewards == ref.rewards
+    assert [r.done for r in results] == [False] * (len(results) - 1) + [True]
+    last = results[-1]
+    assert last.metadata is not None and last.metadata["terminated"]
+    report = last.metadata["salesgym"]
+    assert report["event_log_hash"] == ref.event_log_hash  # the same calls made in process: the same log
+    assert report["score"] == ref.score and report["episode_return"] == pytest.approx(ref.episode_return)
+    assert state.event_log_hash == ref.event_log_hash and state.step_count == len(ref.actions) and state.done
+
+
+def test_listing_refusals_and_split_worlds() -> None:
+    task = split_tasks("debug")[1]
+    with serve("territory-v0") as url:
+        with SalesgymClient(base_url=url).sync() as client:
+            listing = client.step(ListToolsAction())
+            assert isinstance(listing.observation, ListToolsObservation)
+            names = [t.name for t in listing.observation.tools]
+            assert names == [t["name"] for t in salesgym.make("territory-v0").mcp_tools()]
+            first = client.reset(split="debug", index=1)
+            assert first.observation.metadata["seed"] == task.seed
+            assert first.observation.text == task.start().first_text  # the split's world, as bench makes it
+            bad = client.step(CallToolAction(tool_name="teleport", arguments={"to": "Mars"}))
+            assert bad.reward == 0.0 and not bad.done and bad.observation.tool_result["status"] == "error"
+            assert "teleport" in bad.observation.tool_result["output"]["error"]
+        health = httpx.get(f"{url}/health", timeout=5)
+        assert health.status_code == 200
+        schema = httpx.get(f"{url}/schema", timeout=5).json()
+        assert "text" in schema["observation"]["properties"]
+
+
+def test_an_unknown_environment_is_refused_when_the_app_is_made() -> None:
+    from salesgym.adapters.openenv import make_app
+
+    with pytest.raises(ValueError, match="unknown environment"):
+        make_app("nope-v0")
