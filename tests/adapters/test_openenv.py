@@ -7,13 +7,13 @@ import pytest
 
 pytest.importorskip("openenv")
 
-import httpx  # noqa: E402
-from env_episodes import reference  # noqa: E402
-from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction, ListToolsObservation  # noqa: E402
+import httpx
+from env_episodes import reference
+from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction, ListToolsObservation
 
-import salesgym  # noqa: E402
-from salesgym.adapters.openenv import SalesgymClient, SalesgymObservation, serve  # noqa: E402
-from salesgym.adapters.tool_episode import split_tasks  # noqa: E402
+import salesgym
+from salesgym.adapters.openenv import SalesgymClient, SalesgymObservation, serve
+from salesgym.adapters.tool_episode import split_tasks
 
 
 @pytest.mark.parametrize(

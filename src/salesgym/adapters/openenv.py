@@ -72,7 +72,7 @@ class SalesgymState(State):
     event_log_hash: str | None = None
 
 
-class SalesgymEnvironment(Environment[CallToolAction, SalesgymObservation, SalesgymState]):  # type: ignore[misc]
+class SalesgymEnvironment(Environment[CallToolAction, SalesgymObservation, SalesgymState]):
     """``env_id`` (any registered id, made with ``make_kwargs``) behind OpenEnv's ``Environment``. One
     instance per session, nothing shared, so concurrent sessions are safe."""
 
@@ -176,7 +176,7 @@ def serve(env_id: str, *, host: str = "127.0.0.1", port: int = 0, **app_kwargs: 
         sock.close()
 
 
-class SalesgymClient(EnvClient[Any, Observation, SalesgymState]):  # type: ignore[misc]
+class SalesgymClient(EnvClient[Any, Observation, SalesgymState]):
     """OpenEnv's WebSocket client for a salesgym server: ``step`` takes ``CallToolAction`` or
     ``ListToolsAction`` and answers :class:`SalesgymObservation` (``ListToolsObservation`` for a listing)."""
 
@@ -196,4 +196,5 @@ class SalesgymClient(EnvClient[Any, Observation, SalesgymState]):  # type: ignor
                           metadata=payload.get("metadata"))  # fmt: skip
 
     def _parse_state(self, payload: dict[str, Any]) -> SalesgymState:
-        return SalesgymState.model_validate(payload)
+        state: SalesgymState = SalesgymState.model_validate(payload)
+        return state

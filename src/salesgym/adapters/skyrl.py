@@ -59,7 +59,7 @@ def _config_value(config: Any, key: str) -> Any:
     return getter(key) if callable(getter) else getattr(config, key, None)
 
 
-class SalesgymTextEnv(BaseTextEnv):  # type: ignore[misc]  # skyrl_gym ships no type hints
+class SalesgymTextEnv(BaseTextEnv):
     """One episode per instance: ``skyrl_gym.make("salesgym", env_config=..., extras=row)``.
 
     The world comes from ``extras`` (``env_id`` + ``seed`` [+ ``make_kwargs``], or ``split`` + ``territory``),
@@ -75,7 +75,8 @@ class SalesgymTextEnv(BaseTextEnv):  # type: ignore[misc]  # skyrl_gym ships no 
         if self.max_turns < 1:
             raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
         if "territory" in extras:
-            self.episode = SplitTask(str(extras.get("split", "")), str(extras["env_id"]), dict(extras["territory"])).start()
+            world = SplitTask(str(extras.get("split", "")), str(extras["env_id"]), dict(extras["territory"]))
+            self.episode = world.start()
         else:
             chosen = extras.get("env_id") or env_id or _config_value(env_config, "env_id")
             if not chosen or "seed" not in extras:
