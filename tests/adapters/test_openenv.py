@@ -58,6 +58,14 @@ def test_listing_refusals_and_split_worlds() -> None:
             bad = client.step(CallToolAction(tool_name="teleport", arguments={"to": "Mars"}))
             assert bad.reward == 0.0 and not bad.done and bad.observation.tool_result["status"] == "error"
             assert "teleport" in bad.observation.tool_result["output"]["error"]
+        splits = httpx.get(f"{url}/territory-v0/splits", timeout=5).json()
+        assert {"name": "debug", "type": "test"} in splits and "desk-eval" not in {s["name"] for s in splits}
+        listed = httpx.post(f"{url}/territory-v0/task", json={"split": "debug", "index": 1}, timeout=5).json()["task"]
+        assert listed["id"] == task.id and listed["seed"] == task.seed
+        assert httpx.post(f"{url}/territory-v0/num_tasks", json={"split": "debug"}, timeout=5).json() == {
+            "num_tasks": 3
+        }
+        assert httpx.post(f"{url}/territory-v0/task", json={"split": "debug", "index": 9}, timeout=5).status_code == 400
         health = httpx.get(f"{url}/health", timeout=5)
         assert health.status_code == 200
         schema = httpx.get(f"{url}/schema", timeout=5).json()

@@ -18,7 +18,8 @@ than one call needs the WebSocket session (``/ws``), which :class:`SalesgymClien
 
 ``make_app(env_id)`` is the FastAPI app for ``uvicorn`` (``uvicorn.run(make_app("territory-v0"), ...)``).
 ``reset`` takes ``seed`` and ``options`` (the environment's reset options), or ``split`` and ``index``: the
-``index``-th world of a split manifest (``splits/``), made as ``salesgym bench`` makes it.
+``index``-th world of a split manifest (``splits/``), made as ``salesgym bench`` makes it; OpenEnv's task API
+(``list_splits``, ``num_tasks``, ``get_task``...) lists those worlds.
 
 Nothing here is imported by ``import salesgym``.
 """
@@ -136,6 +137,30 @@ class SalesgymEnvironment(Environment[CallToolAction, SalesgymObservation, Sales
     @property
     def state(self) -> SalesgymState:
         return self._state
+
+    # -- OpenEnv's task API (``/<env_name>/splits``, ``/tasks``, ``/task``...): the split manifests --------
+    def list_splits(self) -> list[dict[str, str]]:
+        """The split manifests of this environment's family (``splits/``); pass one to ``reset(split=...)``."""
+        from salesgym.bench.splits import available, load, resolve_splits_dir
+
+        family = salesgym.env_class(self.env_id)
+        names = [n for n in available(resolve_splits_dir()) if salesgym.env_class(load(n).env_id) is family]
+        return [{"name": n, "type": "train" if "train" in n else "test"} for n in names]
+
+    def list_tasks(self, split: str) -> list[dict[str, Any]]:
+        return [{"id": t.id, "index": i, "env_id": t.env_id, **t.territory} for i, t in enumerate(split_tasks(split))]
+
+    def num_tasks(self, split: str) -> int:
+        return len(split_tasks(split))
+
+    def get_task(self, split: str, index: int) -> dict[str, Any]:
+        tasks = self.list_tasks(split)
+        if not 0 <= index < len(tasks):
+            raise IndexError(index)  # OpenEnv answers 400
+        return tasks[index]
+
+    def get_task_range(self, split: str, start: int | None = None, stop: int | None = None) -> list[dict[str, Any]]:
+        return self.list_tasks(split)[start:stop]
 
     def _tools(self) -> list[Tool]:
         env = self._episode.env if self._episode is not None else salesgym.make(self.env_id, **self.make_kwargs)
