@@ -55,7 +55,7 @@ def test_full_split_episode_through_the_rollout_entry_point_matches_in_process()
         requests = [r for r in server.requests if r["status"] == 200]
     assert episode.ok, episode.errors
     (trace,) = episode.traces
-    assert trace.ok, trace.errors if hasattr(trace, "errors") else trace
+    assert trace.ok, trace.errors
     # the model saw the task card, the first observation and the environment's own tool schemas
     first = requests[0]["body"]
     assert first["messages"][0] == {"role": "system", "content": task.data.system_prompt}
@@ -74,7 +74,7 @@ def test_full_split_episode_through_the_rollout_entry_point_matches_in_process()
     assert trace.stop_condition == "episode_over"
 
 
-def test_a_registered_id_and_seed_and_a_refused_call(tmp_path: Path) -> None:
+def test_a_registered_id_and_seed_and_a_refused_call() -> None:
     import salesgym
 
     env_id, seed = "desk-debug-v0", 5
