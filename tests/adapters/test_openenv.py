@@ -48,7 +48,13 @@ def test_listing_refusals_and_split_worlds() -> None:
     task = split_tasks("debug")[1]
     with serve("territory-v0") as url:
         with SalesgymClient(base_url=url).sync() as client:
-            listing = client.step(ListToolsAction())
+            with pytest.raises(RuntimeError, match=r"call reset\(\) before step"):
+                client.step(CallToolAction(tool_name="wait", arguments={}))
+            with pytest.raises(RuntimeError, match="seed must be an int"):
+                client.reset(seed=-1)
+            with pytest.raises(RuntimeError, match="index must be in"):
+                client.reset(split="debug", index=7)
+            listing = client.step(ListToolsAction())  # the session outlives the refusals
             assert isinstance(listing.observation, ListToolsObservation)
             names = [t.name for t in listing.observation.tools]
             assert names == [t["name"] for t in salesgym.make("territory-v0").mcp_tools()]
