@@ -3,6 +3,7 @@ the test replays its calls through a stack and compares the return, the event-lo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,5 @@ def reference(make_env: Callable[[], Any], family: str, seed: int, policy_seed: 
 
 def hermes(action: dict[str, Any]) -> str:
     """A model reply that makes ``action`` in the Hermes / Qwen tool-call format, with some prose around it."""
-    import json
-
     call = json.dumps({"name": action["tool"], "arguments": action.get("args") or {}})
     return f"Next I act.\n<tool_call>\n{call}\n</tool_call>"

@@ -82,7 +82,9 @@ def test_a_registered_id_and_seed_and_a_refused_call() -> None:
     moves = [*moves_from_actions([{"tool": "no_such_tool", "args": {}}]), *moves_from_actions(ref.actions[:3]),
              text_reply("Stopping here.")]  # fmt: skip
     with ScriptedOpenAI({None: moves}) as server:
-        _, episode = run_rollout({"env_id": env_id, "seeds": [seed]}, server, max_turns=20)
+        task, episode = run_rollout({"env_id": env_id, "seeds": [seed], "make_kwargs": {"n_leads": 8}}, server,
+                                    max_turns=20)  # fmt: skip
+    assert task.data.make_kwargs == {"n_leads": 8} and task.data.name == f"{env_id}#{seed}"
     (trace,) = episode.traces
     assert episode.ok, episode.errors
     # the unknown tool is refused by verifiers' chat loop before any environment sees it; the three calls

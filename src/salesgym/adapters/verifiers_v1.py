@@ -156,6 +156,8 @@ class SalesgymTasksetConfig(vf.TasksetConfig):
     env_id: str | None = None
     """Any registered id, played at ``seeds`` (instead of a split)."""
     seeds: list[int] = Field(default_factory=list)
+    make_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Arguments of ``salesgym.make(env_id, ...)`` (with ``env_id`` only)."""
     task: SalesgymTaskConfig = SalesgymTaskConfig()
 
 
@@ -166,7 +168,8 @@ class SalesgymTaskset(vf.Taskset[SalesgymTask, SalesgymTasksetConfig]):
         config = self.config
         if config.env_id is not None:
             for seed in config.seeds:
-                yield self._task(SalesgymData(env_id=config.env_id, seed=seed, name=f"{config.env_id}#{seed}"))
+                yield self._task(SalesgymData(env_id=config.env_id, seed=seed, make_kwargs=config.make_kwargs,
+                                              name=f"{config.env_id}#{seed}"))  # fmt: skip
             return
         for t in split_tasks(config.split, config.splits_dir, config.limit):
             yield self._task(SalesgymData(env_id=t.env_id, seed=t.seed, split=t.split, territory=t.territory,
