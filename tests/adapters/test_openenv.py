@@ -62,8 +62,8 @@ def test_listing_refusals_and_split_worlds() -> None:
             assert first.observation.metadata["seed"] == task.seed
             assert first.observation.text == task.start().first_text  # the split's world, as bench makes it
             bad = client.step(CallToolAction(tool_name="teleport", arguments={"to": "Mars"}))
-            assert bad.reward == 0.0 and not bad.done and bad.observation.tool_result["status"] == "error"
-            assert "teleport" in bad.observation.tool_result["output"]["error"]
+            assert bad.reward == 0.0 and not bad.done and bad.observation.result["status"] == "error"
+            assert "teleport" in bad.observation.result["output"]["error"]
         splits = httpx.get(f"{url}/territory-v0/splits", timeout=5).json()
         assert {"name": "debug", "type": "test"} in splits and "desk-eval" not in {s["name"] for s in splits}
         listed = httpx.post(f"{url}/territory-v0/task", json={"split": "debug", "index": 1}, timeout=5).json()["task"]
@@ -76,6 +76,34 @@ def test_listing_refusals_and_split_worlds() -> None:
         assert health.status_code == 200
         schema = httpx.get(f"{url}/schema", timeout=5).json()
         assert "text" in schema["observation"]["properties"]
+
+
+def test_openenv_mcp_json_rpc_inside_a_websocket_session_steps_the_episode() -> None:
+    import json
+
+    from websockets.sync.client import connect
+
+    ref = reference(lambda: salesgym.make("desk-debug-v0"), "desk", 5)
+    with serve("desk-debug-v0") as url, connect(url.replace("http://", "ws://") + "/ws") as ws:
+
+        def send(message: dict) -> dict:
+            ws.send(json.dumps(message))
+            return dict(json.loads(ws.recv()))
+
+        assert send({"type": "reset", "data": {"seed": 5}})["type"] == "observation"
+        listed = send({"type": "mcp", "data": {"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": {}}})
+        assert [t["name"] for t in listed["data"]["result"]["tools"]] == [
+            t["name"] for t in salesgym.make("desk-debug-v0").mcp_tools()
+        ]
+        rewards = []
+        for i, action in enumerate(ref.actions):
+            params = {"name": action["tool"], "arguments": action.get("args") or {}}
+            reply = send({"type": "mcp", "data": {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+                                                   "params": params}})  # fmt: skip
+            rewards.append(reply["data"]["result"]["reward"])
+        final = reply["data"]["result"]
+    assert rewards == ref.rewards and final["done"]
+    assert final["metadata"]["salesgym"]["event_log_hash"] == ref.event_log_hash
 
 
 def test_an_unknown_environment_is_refused_when_the_app_is_made() -> None:

@@ -3,9 +3,11 @@ factory (``pip install 'salesgym[openenv]'``; written against openenv 0.10.0).
 
 The actions are OpenEnv's own tool actions: ``ListToolsAction`` (answered with the environment's MCP tool
 schemas, as they are) and ``CallToolAction(tool_name, arguments)``, which steps the call. The observation
-(:class:`SalesgymObservation`) carries the observation text, the tool result, ``reward`` (the step's reward)
-and ``done`` (terminated or truncated); its ``metadata`` says which, and on the last step carries the
-operator-side report (the return, the event-log hash, the verifier's score) under ``"salesgym"``.
+(:class:`SalesgymObservation`, a ``CallToolObservation``) carries the observation text, the tool result
+(``result``), ``reward`` (the step's reward) and ``done`` (terminated or truncated); its ``metadata`` says
+which, and on the last step carries the operator-side report (the return, the event-log hash, the verifier's
+score) under ``"salesgym"``. So OpenEnv's MCP JSON-RPC (``tools/list``, ``tools/call``) works too, inside a
+WebSocket session (an ``{"type": "mcp"}`` message) for a whole episode.
 
 OpenEnv's HTTP ``/reset`` and ``/step`` build a fresh environment for each request, so an episode of more
 than one call needs the WebSocket session (``/ws``), which :class:`SalesgymClient` (an OpenEnv
@@ -40,7 +42,13 @@ from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction, ListToolsObservation, Tool
+from openenv.core.env_server.mcp_types import (
+    CallToolAction,
+    CallToolObservation,
+    ListToolsAction,
+    ListToolsObservation,
+    Tool,
+)
 from openenv.core.env_server.types import Observation, State
 from pydantic import Field
 
@@ -52,15 +60,16 @@ __all__ = ["SalesgymClient", "SalesgymEnvironment", "SalesgymObservation", "Sale
 START_TIMEOUT_S = 20.0
 
 
-class SalesgymObservation(Observation):
-    """One step's answer: the observation text and the tool result (``reward`` and ``done`` as OpenEnv has
-    them). At reset: the task card (``instructions``) and the tools' MCP schemas (``tools``)."""
+class SalesgymObservation(CallToolObservation):
+    """One step's answer: the observation text and, as ``result``, the environment's tool result (a refused
+    call is a result with ``status: "error"``, as OpenEnv has tool errors); ``reward`` and ``done`` as OpenEnv
+    has them. At reset: the task card (``instructions``) and the tools' MCP schemas (``tools``). Being
+    OpenEnv's ``CallToolObservation``, it also answers ``tools/call`` on OpenEnv's MCP routes."""
 
+    tool_name: str = Field(default="", description="the tool called (empty at reset)")
     text: str = Field(default="", description="the environment's observation text")
     instructions: str | None = Field(default=None, description="the task card (reset only)")
     tools: list[dict[str, Any]] = Field(default_factory=list, description="MCP tool schemas (reset only)")
-    tool_name: str | None = Field(default=None, description="the tool called")
-    tool_result: dict[str, Any] | None = Field(default=None, description="the environment's tool result")
 
 
 class SalesgymState(State):
@@ -131,7 +140,7 @@ class SalesgymEnvironment(Environment[CallToolAction, SalesgymObservation, Sales
         state.done = step.done
         state.episode_return = episode.episode_return
         state.event_log_hash = episode.env.event_log_hash()
-        return SalesgymObservation(text=step.text, tool_name=action.tool_name, tool_result=step.tool_result,
+        return SalesgymObservation(text=step.text, tool_name=action.tool_name, result=step.tool_result,
                                    done=step.done, reward=step.reward, metadata=metadata)  # fmt: skip
 
     @property
