@@ -78,6 +78,18 @@ def test_listing_refusals_and_split_worlds() -> None:
         assert "text" in schema["observation"]["properties"]
 
 
+def test_openenvs_generic_client_plays_the_episode_with_plain_dict_actions() -> None:
+    from openenv import GenericEnvClient  # what tools that know nothing of salesgym use (e.g. verifiers')
+
+    ref = reference(lambda: salesgym.make("desk-debug-v0"), "desk", 5)
+    with serve("desk-debug-v0") as url, GenericEnvClient(base_url=url).sync() as client:
+        assert client.reset(seed=5).observation["instructions"]
+        results = [client.step({"type": "call_tool", "tool_name": a["tool"], "arguments": a.get("args") or {}})
+                   for a in ref.actions]  # fmt: skip
+    assert [r.reward for r in results] == ref.rewards and results[-1].done
+    assert results[-1].observation["metadata"]["salesgym"]["score"] == ref.score
+
+
 def test_openenv_mcp_json_rpc_inside_a_websocket_session_steps_the_episode() -> None:
     import json
 
