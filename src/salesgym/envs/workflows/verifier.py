@@ -16,7 +16,8 @@ An assertion whose program outputs nothing or several values (where one is neede
 and its metadata says why. Every assertion carries ``{step, name, expr, op, expected, actual, passed}``.
 
     passed  = every assertion holds and there is no invariant, audit or forbidden-action violation
-    primary = 1.0 if passed else 0.0; partial = checks passed / checks (assertions + the three global checks)
+    primary = 1.0 if passed else 0.0; partial = checks passed / checks (assertions + the three global checks),
+              where the assertions count only when no global check failed (a violation voids their credit)
 """
 
 from __future__ import annotations
@@ -125,7 +126,11 @@ def diff(start: Mapping[str, Mapping[str, Record]], end: Mapping[str, Mapping[st
 
 
 def allowed(change: Mapping[str, Any], rules: Sequence[Mapping[str, Any]]) -> bool:
-    for rule in rules:
+    return _rule_for(change, rules) is not None
+
+
+def _rule_for(change: Mapping[str, Any], rules: Sequence[Mapping[str, Any]]) -> int | None:
+    for i, rule in enumerate(rules):
         if rule["table"] != change["table"] or change["kind"] not in rule["kinds"]:
             continue
         if rule["ids"] is not None and change["id"] not in rule["ids"]:
@@ -133,8 +138,24 @@ def allowed(change: Mapping[str, Any], rules: Sequence[Mapping[str, Any]]) -> bo
         if change["kind"] == "update" and rule["fields"] is not None and not set(change["fields"]) <= set(
                 rule["fields"]):  # fmt: skip
             continue
-        return True
-    return False
+        return i
+    return None
+
+
+def unexpected_changes(changes: Sequence[Mapping[str, Any]], rules: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The changes no rule allows, and those beyond a rule's ``most`` (a duplicate, an extra record)."""
+    used: dict[int, int] = {}
+    out = []
+    for c in changes:
+        i = _rule_for(c, rules)
+        if i is not None:
+            used[i] = used.get(i, 0) + 1
+            cap = rules[i].get("most")
+            if cap is None or used[i] <= cap:
+                continue
+            c = {**c, "why": f"more than {cap} {rules[i]['table']} record(s) {'/'.join(rules[i]['kinds'])}d"}
+        out.append(c)
+    return out
 
 
 # --- the trajectory ---------------------------------------------------------------------------------------------
@@ -195,13 +216,16 @@ def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog) -> dict[s
         steps.append({"step": step["step"], "app": step["app"], "objective": step["objective"],
                       "passed": all(c["passed"] for c in checked), "assertions": checked})  # fmt: skip
     changes = diff(world.tables, state.tables)
-    unexpected = [c for c in changes if not allowed(c, secret.changes)]
+    unexpected = unexpected_changes(changes, secret.changes)
     audited = audit(log)
     banned = forbidden(log, secret.forbidden, params)
     held = sum(r["passed"] for r in results)
     globals_ok = [not unexpected, not audited, not banned]
     passed = held == len(results) and all(globals_ok)
-    partial = round((held + sum(globals_ok)) / (len(results) + len(globals_ok)), 6)
+    # a violation voids the assertions' credit: a shortcut (an extra record, a forbidden call) never scores above
+    # doing nothing, whatever it got right on the way (the red team's finding: it did, before)
+    credit = held if all(globals_ok) else 0
+    partial = round((credit + sum(globals_ok)) / (len(results) + len(globals_ok)), 6)
     invalid = sum(1 for e in log if e.kind == "invalid_action")
     ended = {"terminated": state.terminated, "truncated": state.truncated,
              "why": next((e.payload["why"] for e in log if e.kind == "episode_ended"), None)}  # fmt: skip
