@@ -72,6 +72,7 @@ def calibrate(
         typer.Option("--pass-threshold", help="for a family without a pass/fail verdict: an episode passes when "
                      "its primary score reaches this"),
     ] = None,
+    episodes: Annotated[int | None, typer.Option(min=1, help="only the first N tasks of each split")] = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="output directory (default: runs/calibration/<family>-<policy>)")
     ] = None,
@@ -114,11 +115,13 @@ def calibrate(
     try:
         with _sigterm_stops():
             for m in manifests:
-                err.print(f"calibrate: {m.name} ({len(m.territories)} tasks) x {trials} trials with {name}",
+                layout = m.layout if episodes is None else m.layout[:episodes]
+                err.print(f"calibrate: {m.name} ({len(layout)} tasks) x {trials} trials with {name}",
                           markup=False, highlight=False)  # fmt: skip
-                outcome = runner.run_benchmark(store, m, specs, backend, max_steps=max_steps, trials=trials)
+                outcome = runner.run_benchmark(store, m, specs, backend, episodes=episodes, max_steps=max_steps,
+                                               trials=trials)  # fmt: skip
                 runs[m.name] = outcome.run.id
-                tasks += cal.calibrate_split(m.name, m.layout, store.episodes(outcome.run.id), name, pass_threshold)
+                tasks += cal.calibrate_split(m.name, layout, store.episodes(outcome.run.id), name, pass_threshold)
     except KeyboardInterrupt:
         _fail("interrupted; finished episodes are saved: run the same command again to resume", 130)
     except _Terminated:
