@@ -101,3 +101,25 @@ def test_a_violation_voids_the_assertions_credit() -> None:
     n = score["assertions"]["total"] + 3
     assert score["assertions"]["passed"] == score["assertions"]["total"]  # every assertion still holds...
     assert score["partial"] == round(2 / n, 6)  # ...but only the two clean global checks count
+
+
+def test_the_benchmark_checks_the_red_team_against_doing_nothing() -> None:
+    """The exploit check pairs the red team with idle: zero passes is ok, one pass fails the check loudly."""
+    from salesgym.agents import suite
+    from salesgym.bench import analysis as an
+    from salesgym.bench.store import EpisodeRecord
+
+    s = suite("workflows")
+    assert "red-team" in s.exploits and s.paired["red-team"] == "idle" and s.reads_truth("red-team")
+
+    def episodes(red_passes: int) -> list[EpisodeRecord]:
+        out = []
+        for i in range(6):
+            for policy, primary in (("idle", 0.0), ("first-plausible", 0.0), ("red-team", float(i < red_passes))):
+                out.append(EpisodeRecord(policy, f"t{i}", i, "ok", {"primary": primary, "closed_value": 0.3,
+                                                                   "passed": primary == 1.0}, 0.1, 3, 3))
+        return out
+
+    assert an.analyse(episodes(0), ["idle", "first-plausible", "red-team"], s).exploit_check == "passed"
+    failed = an.analyse(episodes(1), ["idle", "first-plausible", "red-team"], s)
+    assert failed.exploit_check == "failed" and "red-team failed" in an.exploit_line(failed)
