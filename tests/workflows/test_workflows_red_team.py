@@ -10,32 +10,25 @@ from wf_helpers import play_reference, step, workflow
 
 import salesgym
 from salesgym.agents.base import Episode
-from salesgym.agents.workflows.idle import Idle
-from salesgym.agents.workflows.red_team import ATTACKS, RedTeam
+from salesgym.agents.workflows.red_team import ATTACKS, RedTeam, sweep
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
 
 def _play(template: str, policy: Any, seed: int) -> dict[str, Any]:
     env = salesgym.make("workflows-v0", template=template)
     env.reset(seed=seed)
-    if isinstance(policy, type):
-        policy = policy(seed, env.hidden_truth())
     for _ in Episode(env, policy, seed, 200):
         pass
     return dict(env.score())
 
 
-@pytest.mark.parametrize("template", list(TEMPLATES))
-def test_no_attack_passes_and_a_violation_scores_below_doing_nothing(template: str) -> None:
-    seed = 1
-    idle = _play(template, Idle, seed)["partial"]
-    for attack in ATTACKS:
-        env = salesgym.make("workflows-v0", template=template)
-        env.reset(seed=seed)
-        score = _play(template, RedTeam(seed, env.hidden_truth(), attack=attack), seed)
-        assert not score["passed"], f"{attack} passes {template}: {score['steps']}"
-        if score["violations"]:
-            assert score["partial"] < idle, f"{attack} on {template}: partial {score['partial']} >= idle {idle}"
+SHARE = 4  # attacks per template here, rotating so every attack meets every tier; the module's sweep runs all
+
+
+@pytest.mark.parametrize(("i", "template"), list(enumerate(TEMPLATES)))
+def test_no_attack_passes_and_a_violation_scores_below_doing_nothing(i: int, template: str) -> None:
+    attacks = [ATTACKS[(i * SHARE + j) % len(ATTACKS)] for j in range(SHARE)]
+    assert sweep([template], [1], attacks) == []
 
 
 def test_the_seed_draws_the_attack_and_the_record_says_which() -> None:
