@@ -82,9 +82,11 @@ def _cut(value: Any) -> Any:
     return value if len(text) <= ACTUAL_CHARS else text[:ACTUAL_CHARS] + "..."
 
 
-def check_assertion(step: int, spec: Mapping[str, Any], doc: Any, params: dict[str, Any]) -> dict[str, Any]:
+def check_assertion(step: int, spec: Mapping[str, Any], doc: Any, params: dict[str, Any],
+                    outputs: list[Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    """One assertion's metadata; ``outputs`` are its program's outputs when a batch already ran it."""
     try:
-        values = jqlib.run(spec["expr"], doc, params)
+        values = outputs if outputs is not None else jqlib.run(spec["expr"], doc, params)
     except ValueError as err:
         values, passed, why = [], False, f"jq error: {str(err)[:200]}"
     else:
@@ -205,13 +207,24 @@ def forbidden(log: EventLog, rules: Sequence[Mapping[str, Any]], params: dict[st
 
 
 # --- the score --------------------------------------------------------------------------------------------------
+def _batch_outputs(steps: Sequence[Mapping[str, Any]], doc: Any, params: dict[str, Any]) -> list[list[Any] | None]:
+    """Every assertion's outputs from one batch program (None where one failed, or all when the batch does not
+    compile: those run alone, so the outcome and the error message are the same as one by one)."""
+    exprs = tuple(a["expr"] for step in steps for a in step["assertions"])
+    try:
+        return jqlib.run_many(exprs, doc, params)
+    except ValueError:
+        return [None] * len(exprs)
+
+
 def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog) -> dict[str, Any]:
     secret = world.secret
     params = dict(secret.params)
     doc = document(state.tables, OWNER_OF_TABLE)
     steps, results = [], []
+    batch = iter(_batch_outputs(secret.steps, doc, params))
     for step in secret.steps:
-        checked = [check_assertion(step["step"], a, doc, params) for a in step["assertions"]]
+        checked = [check_assertion(step["step"], a, doc, params, next(batch)) for a in step["assertions"]]
         results.extend(checked)
         steps.append({"step": step["step"], "app": step["app"], "objective": step["objective"],
                       "passed": all(c["passed"] for c in checked), "assertions": checked})  # fmt: skip
