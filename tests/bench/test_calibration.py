@@ -71,6 +71,21 @@ def test_a_task_and_its_groups() -> None:
     assert "## By tier" in cal.markdown(data) and "| `t1` | s | `x` | 3/4 | 0.75 |" in cal.markdown(data)
 
 
+def test_errors_and_stopped_episodes_are_failed_trials_and_say_so() -> None:
+    from salesgym.bench.store import EpisodeRecord
+
+    slot = Slot("t1", "tier1", "x", 1, 0)
+    eps = [EpisodeRecord("p", "t1", 1, "ok", {"passed": True}, 0.1, 2, 2, trial=0),
+           EpisodeRecord("p", "t1", 1, "error", None, 0.1, 0, 0, error="boom", trial=1),
+           EpisodeRecord("p", "t1", 1, "stopped", {"passed": False}, 0.1, 1, 1, trial=2),
+           EpisodeRecord("q", "t1", 1, "ok", {"passed": True}, 0.1, 2, 2, trial=0)]  # fmt: skip
+    (t,) = cal.calibrate_split("s", [slot], eps, "p", None)
+    assert (t.n, t.passes, t.errors, t.stopped, t.band) == (3, 1, 1, 1, "train")
+    assert "1/3 (1 errors, 1 stopped)" in cal.markdown(cal.report("p", 3, [t], {}))
+    with pytest.raises(ValueError, match="--pass-threshold"):
+        cal.calibrate_split("s", [slot], [EpisodeRecord("p", "t1", 1, "ok", {"primary": 1.0}, 0.1, 1, 1)], "p", None)
+
+
 def test_a_score_without_a_verdict_needs_a_threshold() -> None:
     assert cal.episode_passed({"passed": True, "primary": 0.0}, None) is True
     assert cal.episode_passed({"primary": 0.7}, 0.5) is True

@@ -78,6 +78,9 @@ def calibrate(
     ] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
     db: DbPath = DEFAULT_DB,
+    retry_errors: Annotated[
+        bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
+    ] = False,
     max_steps: Annotated[int, typer.Option(min=1, help="step cap per episode (a failure)")] = DEFAULT_MAX_STEPS,
     splits_dir: SplitsDir = None,
     key_file: KeyFile = None,
@@ -119,7 +122,7 @@ def calibrate(
                 err.print(f"calibrate: {m.name} ({len(layout)} tasks) x {trials} trials with {name}",
                           markup=False, highlight=False)  # fmt: skip
                 outcome = runner.run_benchmark(store, m, specs, backend, episodes=episodes, max_steps=max_steps,
-                                               trials=trials)  # fmt: skip
+                                               trials=trials, retry_errors=retry_errors)  # fmt: skip
                 runs[m.name] = outcome.run.id
                 tasks += cal.calibrate_split(m.name, layout, store.episodes(outcome.run.id), name, pass_threshold)
     except KeyboardInterrupt:
@@ -145,3 +148,12 @@ def calibrate(
     out.print(f"{s['tasks']} tasks, mean pass rate {s.get('rate', 0):.2f}; bands "
               + ", ".join(f"{b} {n}" for b, n in s.get("bands", {}).items())
               + f"; wrote {target / 'calibration.json'} and calibration.md", markup=False, highlight=False)  # fmt: skip
+    stopped = sum(t.stopped for t in tasks)
+    if stopped:
+        err.print(f"warning: the policy stopped {stopped} episode(s) before their end (counted as failed trials; "
+                  "an endpoint that is down stops every one: check `salesgym report`)", markup=False,
+                  highlight=False, soft_wrap=True)  # fmt: skip
+    errors = sum(t.errors for t in tasks)
+    if errors:  # written (an error counts as a failed trial), but not a calibration to ship
+        _fail(f"{errors} episode(s) ended in an error and count as failed trials; see `salesgym report` for the "
+              "runs above, fix and re-run with --retry-errors")  # fmt: skip

@@ -97,6 +97,7 @@ class TaskCalibration:
     n: int
     passes: int
     errors: int  # trials that ended in an error (counted as failures)
+    stopped: int  # trials the policy stopped (an endpoint down, a token budget spent; counted as failures)
     rate: float
     pass_at: Mapping[int, float]  # pass@k for k = 1..n
     pass_hat: Mapping[int, float]  # pass^k for k = 1..n
@@ -111,14 +112,15 @@ class TaskCalibration:
         return out
 
 
-def calibrate_task(task: Slot, split: str, outcomes: Sequence[bool], errors: int = 0) -> TaskCalibration:
+def calibrate_task(task: Slot, split: str, outcomes: Sequence[bool], errors: int = 0,
+                   stopped: int = 0) -> TaskCalibration:  # fmt: skip
     n, c = len(outcomes), sum(outcomes)
     if n == 0:
         raise ValueError(f"task {task.id!r} has no finished trial")
     at = {k: pass_at_k(n, c, k) for k in range(1, n + 1)}
     hat = {k: pass_hat_k(n, c, k) for k in range(1, n + 1)}
-    return TaskCalibration(task.id, split, task.family, task.template, n, c, errors, c / n, at, hat, band(c / n),
-                           difficulty(at.get(DIFFICULTY_K)))  # fmt: skip
+    return TaskCalibration(task.id, split, task.family, task.template, n, c, errors, stopped, c / n, at, hat,
+                           band(c / n), difficulty(at.get(DIFFICULTY_K)))  # fmt: skip
 
 
 def calibrate_split(
@@ -127,9 +129,12 @@ def calibrate_split(
     """Every task of ``layout`` with the trials ``policy`` played of it (an error counts as a failed trial)."""
     by_task: dict[str, list[bool]] = {}
     errors: dict[str, int] = {}
+    stopped: dict[str, int] = {}
     for e in episodes:
         if e.policy != policy:
             continue
+        if e.status == "stopped":
+            stopped[e.territory_id] = stopped.get(e.territory_id, 0) + 1
         if e.status == "error":
             errors[e.territory_id] = errors.get(e.territory_id, 0) + 1
             by_task.setdefault(e.territory_id, []).append(False)
@@ -139,7 +144,8 @@ def calibrate_split(
             raise ValueError("this family's score has no pass/fail verdict (`passed`): give --pass-threshold "
                              "(an episode passes when its primary score reaches it)")  # fmt: skip
         by_task.setdefault(e.territory_id, []).append(passed)
-    return [calibrate_task(t, split, by_task[t.id], errors.get(t.id, 0)) for t in layout if t.id in by_task]
+    return [calibrate_task(t, split, by_task[t.id], errors.get(t.id, 0), stopped.get(t.id, 0))
+            for t in layout if t.id in by_task]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +248,8 @@ def markdown(data: Mapping[str, Any]) -> str:
     for t in data["tasks"]:
         at, hat = t["pass_at"], t["pass_hat"]
         cols = f" {at.get(str(k3), 0):.2f} | {hat.get(str(k3), 0):.2f} |" if k3 else ""
-        err = f" ({t['errors']} errors)" if t["errors"] else ""
+        bad = [f"{t[k]} {k}" for k in ("errors", "stopped") if t.get(k)]
+        err = f" ({', '.join(bad)})" if bad else ""
         lines.append(f"| `{t['task']}` | {t['split']} | `{t['template']}` | {t['passes']}/{t['n']}{err} | "
                      f"{t['rate']:.2f} |{cols} {hat[str(t['n'])]:.2f} | "
                      f"{t['band']} |" + (f" {t['difficulty'] or '-'} |" if classes else ""))  # fmt: skip
