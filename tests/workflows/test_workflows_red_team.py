@@ -10,7 +10,8 @@ from wf_helpers import play_reference, step, workflow
 
 import salesgym
 from salesgym.agents.base import Episode
-from salesgym.agents.workflows.red_team import ATTACKS, RedTeam, sweep
+from salesgym.agents.workflows.red_team import ATTACKS, RedTeam
+from salesgym.agents.workflows.sweep import sweep
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
 

@@ -22,7 +22,7 @@ pairs it with ``idle`` (doing nothing): its pass rate must stay at zero (``docs/
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from salesgym.agents.base import Action, Policy, call
@@ -163,10 +163,13 @@ class RedTeam(Policy):
     def _backwards(self) -> Iterator[Action]:
         if "crm" not in self.writable:
             return
-        ids = sorted({str(x["id"]) for s in self.script if s["tool"] == "hubspot-batch-update-objects"
-                      and s["args"].get("objectType") == "contacts" for x in resolve(s["args"].get("inputs", []),
-                      self.params, self.outputs) if isinstance(x, dict) and x.get("id")})  # fmt: skip
-        for cid in ids:
+        ids: set[str] = set()  # the contacts the solution updates
+        for step in self.script:
+            args = step["args"]
+            if step["tool"] == "hubspot-batch-update-objects" and args.get("objectType") == "contacts":
+                inputs = resolve(args.get("inputs", []), self.params, self.outputs)
+                ids |= {str(x["id"]) for x in inputs if isinstance(x, dict) and x.get("id")}
+        for cid in sorted(ids):
             for stage in ("", "subscriber"):  # clearing first is the only way back; subscriber is the first stage
                 yield call("hubspot-batch-update-objects", objectType="contacts",
                            inputs=[{"id": cid, "properties": {"lifecyclestage": stage}}])
@@ -246,46 +249,3 @@ class RedTeam(Policy):
             if owner:
                 yield call("scheduling_links-create_single_use_scheduling_link", owner=owner)
 
-
-def sweep(templates: Sequence[str], seeds: Sequence[int], attacks: Sequence[str] = ATTACKS) -> list[dict[str, Any]]:
-    """Every attack on every template and seed; the findings: a pass, or a violation scoring a partial at or above
-    doing nothing's (``python -m salesgym.agents.workflows.red_team``; the tests run a rotating share)."""
-    import salesgym
-    from salesgym.agents.base import Episode
-    from salesgym.agents.workflows.idle import Idle
-
-    def play(template: str, seed: int, attack: str | None) -> tuple[dict[str, Any], Policy]:
-        env = salesgym.make("workflows-v0", template=template)
-        env.reset(seed=seed)
-        policy = Idle(seed) if attack is None else RedTeam(seed, env.hidden_truth(), attack=attack)
-        for _ in Episode(env, policy, seed, 200):
-            pass
-        return dict(env.score()), policy
-
-    findings = []
-    for template in templates:
-        for seed in seeds:
-            idle = play(template, seed, None)[0]["partial"]
-            for attack in attacks:
-                score, policy = play(template, seed, attack)
-                if score["passed"] or (score["violations"] and score["partial"] >= idle):
-                    findings.append({"template": template, "seed": seed, "attack": attack,
-                                     "passed": score["passed"], "partial": score["partial"], "idle_partial": idle,
-                                     "landed": getattr(policy, "landed", None)})  # fmt: skip
-    return findings
-
-
-if __name__ == "__main__":
-    import argparse
-    import json
-
-    from salesgym.envs.workflows.tasks.templates import TEMPLATES
-
-    parser = argparse.ArgumentParser(description="Run every red-team attack on every workflow template.")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
-    parser.add_argument("--template", action="append", help="only these templates (repeatable)")
-    args = parser.parse_args()
-    found = sweep(args.template or list(TEMPLATES), args.seeds)
-    print(json.dumps(found, indent=1))
-    print(f"{len(found)} finding(s)")
-    raise SystemExit(1 if found else 0)
