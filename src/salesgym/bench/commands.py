@@ -980,7 +980,10 @@ def splits_keygen(
 
 def register(app: typer.Typer) -> None:
     """Add the benchmark's commands to ``app``."""
+    from salesgym.bench.calibrate_command import calibrate  # it imports this module's helpers
+
     app.command()(bench)
+    app.command()(calibrate)
     app.command()(report)
     app.command()(export)
     app.command()(runs)
