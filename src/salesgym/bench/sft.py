@@ -203,7 +203,9 @@ def write(
     """Write ``rows`` into ``out_dir`` (which must not exist or be empty) in ``formats``; returns the
     selection record (also written as ``selection.json``). The directory appears only once complete."""
     if not rows:
-        raise SFTError(f"no episode passes the selection (of {candidates} candidate(s)); lower --min-score or raise --top")
+        raise SFTError(
+            f"no episode passes the selection (of {candidates} candidate(s)); lower --min-score or raise --top"
+        )
     require_datasets(formats)
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise SFTError(f"{out_dir}: exists and is not an empty directory (--out takes a new directory)")
