@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -12,13 +11,12 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
+from steering import ChoosingClient, candidate_ids  # noqa: E402
 from token_fakes import PREFIX, call_text, make_tokenizer, tiny_model  # noqa: E402
-from transformers import LogitsProcessor, LogitsProcessorList  # noqa: E402
 from transformers.utils import get_json_schema  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
 import salesgym  # noqa: E402
-from salesgym.adapters.clients import Generation, TransformersClient  # noqa: E402
 from salesgym.adapters.rollout import RolloutConfig  # noqa: E402
 from salesgym.adapters.trl import (  # noqa: E402
     SalesgymRollout,
@@ -30,31 +28,6 @@ from salesgym.adapters.trl import (  # noqa: E402
 )
 
 ENV = "territory-debug-v0"
-
-
-class OneOf(LogitsProcessor):
-    """Lets the model choose only among whole ``candidates`` (token id lists): a random model then makes
-    real calls, some accepted and some refused, with its own probabilities at each branch."""
-
-    def __init__(self, start: int, candidates: Sequence[Sequence[int]]) -> None:
-        self.start, self.candidates = start, candidates
-
-    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        done = input_ids[0, self.start :].tolist()
-        allowed = {c[len(done)] for c in self.candidates if list(c[: len(done)]) == done and len(c) > len(done)}
-        out = torch.full_like(scores, float("-inf"))
-        out[:, sorted(allowed)] = scores[:, sorted(allowed)]
-        return out
-
-
-class ChoosingClient(TransformersClient):
-    def __init__(self, model: Any, tokenizer: Any, candidates: list[list[int]]) -> None:
-        super().__init__(model, tokenizer, temperature=1.0)
-        self.candidates = candidates
-
-    def generate(self, prompt_ids: Sequence[int], *, max_new_tokens: int, seed: int) -> Generation:
-        self.generate_kwargs["logits_processor"] = LogitsProcessorList([OneOf(len(prompt_ids), self.candidates)])
-        return super().generate(prompt_ids, max_new_tokens=max_new_tokens, seed=seed)
 
 
 def accepted_calls(completions: list[Any], salesgym_tool_events: list[list[dict[str, Any]]], **_: Any) -> list[float]:
@@ -70,7 +43,7 @@ def test_grpo_trains_on_salesgym_rollouts(tmp_path: Any) -> None:
         call_text("wait", {"hours": 4.0, "until": None}),
         call_text("research_account", {"account_id": "nobody"}),  # refused: no such account
     ]
-    candidates = [[*tok.encode(c, add_special_tokens=False), tok.eos_token_id] for c in calls]
+    candidates = candidate_ids(tok, calls)
     seen: list[Any] = []
 
     class Recording(SalesgymRollout):

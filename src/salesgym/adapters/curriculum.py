@@ -259,3 +259,12 @@ class TaskSampler:
 
 def _mean(xs: Sequence[float] | deque[float]) -> float:
     return sum(xs) / len(xs)
+
+
+def split_scenarios(split: str) -> tuple[dict[str, Any], ...]:
+    """The (family, template) pairs of a frozen split's territories, as make arguments: train on the train
+    split's scenarios so that held-out families and templates stay unseen."""
+    from salesgym.bench.splits import load
+
+    pairs = dict.fromkeys((t.family, t.template) for t in load(split).territories)
+    return tuple({"family": f, "template": tmpl} for f, tmpl in pairs)

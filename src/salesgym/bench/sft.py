@@ -15,8 +15,10 @@ OpenAI function schemas the agent had, and where the episode came from with its 
 ``sft.parquet`` and ``dataset/``
     the same rows as a ``datasets.Dataset`` (``datasets.load_dataset("parquet", ...)`` and
     ``datasets.load_from_disk``). ``messages``, ``tools`` and ``metadata`` are ``Json`` features, so each
-    message and tool schema comes back exactly as written: Arrow struct columns would merge every tool's
-    argument names into one struct and fill the missing ones with nulls, which the chat template renders.
+    message and tool schema comes back as written: Arrow struct columns would merge every tool's argument
+    names into one struct and fill the missing ones with nulls, which the chat template renders. The files
+    hold the exact JSON text; ``datasets`` 5 decodes it through pandas' ujson, whose float parsing can be
+    off in the last digit (``0.3`` reads as ``0.30000000000000004``): ``sft.jsonl`` reads back exactly.
 
 ``selection.json`` says what was selected, from where and how. The directory appears only once complete.
 """
@@ -177,12 +179,19 @@ def require_datasets(formats: Sequence[str]) -> None:
             ) from None
 
 
+def _exact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def to_dataset(rows: Sequence[Mapping[str, Any]]) -> Any:
-    """The rows as a ``datasets.Dataset`` with ``Json`` features (each message comes back as written)."""
+    """The rows as a ``datasets.Dataset`` with ``Json`` features. Each value is stored as its exact JSON
+    text (``datasets`` would encode it through pandas' ujson, which keeps 10 decimals of a float)."""
     from datasets import Dataset, Features, Json, List
 
     features = Features({"messages": List(Json()), "tools": List(Json()), "metadata": Json()})
-    return Dataset.from_list([{k: r[k] for k in features} for r in rows], features=features)
+    encoded = [{"messages": [_exact(m) for m in r["messages"]], "tools": [_exact(t) for t in r["tools"]],
+                "metadata": _exact(r["metadata"])} for r in rows]  # fmt: skip
+    return Dataset.from_list(encoded, features=features)
 
 
 def _rows_json(rows: Iterable[Mapping[str, Any]]) -> Iterator[str]:
