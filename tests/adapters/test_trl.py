@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 torch = pytest.importorskip("torch")
+torch.set_num_threads(1)  # tiny models: per-op overhead dominates, and threads fight on a shared 2-core machine
 pytest.importorskip("trl")
 
 from steering import ChoosingClient, candidate_ids  # noqa: E402
@@ -26,6 +27,7 @@ from salesgym.adapters.trl import (  # noqa: E402
     task_dataset,
     task_key,
 )
+from salesgym.core.events import sha256_of  # noqa: E402
 
 ENV = "territory-debug-v0"
 
@@ -106,3 +108,54 @@ def test_environment_factory_tools_are_the_environments_tools() -> None:
     assert env.get_reward() == sum(env._rewards) == 0.0
     env.reset(seed=4)
     assert env._events == []
+
+
+def test_grpo_trains_through_trls_own_tool_loop(tmp_path: Any) -> None:
+    """``environment_factory``: TRL renders the tools, generates, parses the calls (Qwen2.5's template, the
+    one TRL knows how to parse), calls the environment's methods and trains on ``get_reward``."""
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    from steering import steered
+    from trl.chat_template_utils import qwen2_5_chat_template
+
+    tok = make_tokenizer(qwen2_5_chat_template)
+    calls = [
+        call_text("wait", {"hours": 4.0, "until": None}),  # accepted, pays 0
+        call_text("research_account", {"account_id": "nobody"}),  # refused: no such account
+        call_text("send_proposal", {"opportunity_id": "o001", "discount_pct": 50}),  # above authority: a penalty
+    ]
+    model = steered(tiny_model(tok), candidate_ids(tok, calls), tok.pad_token_id)
+    episodes: list[dict[str, Any]] = []
+
+    class Recorded(environment_factory(ENV)):  # type: ignore[misc]
+        def get_reward(self) -> float:
+            reward = super().get_reward()
+            world = sha256_of(self._env.hidden_truth())
+            episodes.append({"events": list(self._events), "reward": reward, "world": world})
+            return reward
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path), per_device_train_batch_size=4, num_generations=4, max_steps=2,
+        learning_rate=5e-3, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True,
+        beta=0.0, seed=0, temperature=1.0, max_completion_length=512, max_tool_calling_iterations=2,
+    )  # fmt: skip
+    dataset = task_dataset(ENV, [3, 4]).map(lambda r: {"prompt": [{"role": "user", "content": "Work the territory."}]})
+    trainer = GRPOTrainer(model=model, args=args, train_dataset=dataset, processing_class=tok,
+                          environment_factory=Recorded)  # fmt: skip
+    before = {k: v.detach().clone() for k, v in model.named_parameters()}
+    trainer.train()
+
+    assert len(episodes) == 8  # 2 steps x 4 rollouts, each scored by its environment
+    worlds = {}
+    for seed in (3, 4):
+        env = salesgym.make(ENV)
+        env.reset(seed=seed)
+        worlds[sha256_of(env.hidden_truth())] = seed
+    assert {ep["world"] for ep in episodes} <= set(worlds)  # the rows' worlds, reset by TRL through reset(**row)
+    statuses = [e["tool_result"]["status"] for ep in episodes for e in ep["events"]]
+    assert "ok" in statuses and "error" in statuses and len(statuses) >= 8  # TRL's calls, judged by salesgym
+    assert {e["action"]["tool"] for ep in episodes for e in ep["events"]} <= {"wait", "research_account",
+                                                                              "send_proposal"}  # fmt: skip
+    assert len({ep["reward"] for ep in episodes}) > 1
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    assert len(losses) == 2 and all(math.isfinite(x) for x in losses)
+    assert [k for k, v in model.named_parameters() if not torch.equal(v.detach(), before[k])], "no weight moved"
