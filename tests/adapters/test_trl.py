@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from typing import Any
@@ -18,6 +19,7 @@ from transformers.utils import get_json_schema  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
 import salesgym  # noqa: E402
+from salesgym.adapters.curriculum import CurriculumConfig, Stage, TaskSampler  # noqa: E402
 from salesgym.adapters.rollout import RolloutConfig  # noqa: E402
 from salesgym.adapters.trl import (  # noqa: E402
     SalesgymRollout,
@@ -30,6 +32,12 @@ from salesgym.adapters.trl import (  # noqa: E402
 from salesgym.core.events import sha256_of  # noqa: E402
 
 ENV = "territory-debug-v0"
+
+
+def _world(row: dict[str, Any]) -> Any:
+    env = salesgym.make(row["env_id"], **json.loads(row["make_kwargs"]))
+    env.reset(seed=row["seed"])
+    return env.hidden_truth()
 
 
 def accepted_calls(completions: list[Any], salesgym_tool_events: list[list[dict[str, Any]]], **_: Any) -> list[float]:
@@ -108,6 +116,9 @@ def test_environment_factory_tools_are_the_environments_tools() -> None:
     assert env.get_reward() == sum(env._rewards) == 0.0
     env.reset(seed=4)
     assert env._events == []
+    row = TaskSampler(CurriculumConfig(stages=(Stage("tiny", {"n_opportunities": 3, "horizon_days": 30}),))).rows(1)[0]
+    text = env.reset(**row)  # a curriculum row's make arguments remake the environment
+    assert text is not None and "3 open opportunities" in text and env._env.hidden_truth() == _world(row)
 
 
 def test_grpo_trains_through_trls_own_tool_loop(tmp_path: Any) -> None:
