@@ -804,7 +804,7 @@ def export(
     if sft_only or metric != "primary":
         _fail(f"{', '.join(sft_only) or '--metric'}: only with --sft", 2)
     if run_id is None:
-        _fail("give the run id (see `salesgym runs`)", 2)
+        _fail("missing argument 'RUN_ID' (the run's id: see `salesgym runs`)", 2)
     if trajectories and fmt is not None:
         _fail("--trajectories writes JSONL; --format applies to the episode export only", 2)
     suffix = "trajectories.jsonl" if trajectories else (fmt or ExportFormat.json).value
