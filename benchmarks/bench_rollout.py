@@ -7,10 +7,11 @@ Run from the repository root in an environment with the ``rollout`` extra (``.ve
     python benchmarks/bench_rollout.py --quick         # debug territories, 2 episodes per worker
     python benchmarks/bench_rollout.py --json out.json
 
-The model is a ``ScriptedClient`` that replays the expected-value baseline's calls as ``<tool_call>`` texts
-(each episode is the baseline's, turn for turn), so model time is almost nil, and it is timed and
-subtracted anyway. What is left is the environment side of each turn: ``env.step``, the reply's parsing,
-the chat template's delta of the environment's answer and its tokenisation, the bookkeeping. The tokenizer
+The model is a scripted client that replays the expected-value baseline's calls as ``<tool_call>`` texts
+(each episode is the baseline's, turn for turn): it only encodes its reply, so model time is almost nil,
+and it is timed and subtracted anyway. What is left is the environment side of each turn: ``env.step``,
+the reply's parsing, the chat template's delta of the environment's answer and its tokenisation, the
+bookkeeping. The tokenizer
 is the byte-level BPE the adapter tests build (``tests/adapters/token_fakes.py``), with Qwen2.5's chat
 template when TRL is installed (else ChatML). Figures:
 
@@ -37,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "adapters"))
 
 import salesgym
-from salesgym.adapters.clients import Generation, ScriptedClient
+from salesgym.adapters.clients import Generation
 from salesgym.adapters.rollout import RolloutConfig, play
 from salesgym.agents import make_policy
 from salesgym.agents.base import Episode
@@ -64,12 +65,14 @@ def baseline_texts(kwargs: dict[str, Any], seed: int) -> list[str]:
             for s in episode]  # fmt: skip
 
 
-class TimedClient(ScriptedClient):
-    """A scripted client that keeps the time its ``generate`` takes (the "model" time to subtract) and the
-    time between two of its replies (one turn's environment side: step, parsing, the answer's tokens)."""
+class TimedClient:
+    """Replies with ``texts`` in order (each encoded and closed with the end token, as ``ScriptedClient``
+    does, without decoding the prompt), keeping the time its ``generate`` takes (the "model" time to
+    subtract) and the time between two of its replies (one turn's environment side)."""
 
     def __init__(self, tokenizer: Any, texts: list[str]) -> None:
-        super().__init__(tokenizer, texts)
+        self.tokenizer = tokenizer
+        self.texts = iter(texts)
         self.model_s = 0.0
         self.turn_s: list[float] = []
         self._mark: float | None = None
@@ -78,11 +81,11 @@ class TimedClient(ScriptedClient):
         t = time.perf_counter()
         if self._mark is not None:
             self.turn_s.append(t - self._mark)
-        try:
-            return super().generate(prompt_ids, max_new_tokens=max_new_tokens, seed=seed)
-        finally:
-            self._mark = time.perf_counter()
-            self.model_s += self._mark - t
+        text = next(self.texts, "")
+        ids = [*self.tokenizer.encode(text, add_special_tokens=False), self.tokenizer.eos_token_id]
+        self._mark = time.perf_counter()
+        self.model_s += self._mark - t
+        return Generation(ids, None, "stop")
 
     def done(self) -> None:
         """The last turn ends with the episode (its step, the score and the world digest)."""
