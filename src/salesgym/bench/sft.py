@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from salesgym.bench.store import Store, StoreError
-from salesgym.bench.transcripts import SCORE_KEYS, transcript
+from salesgym.bench.store import Store
+from salesgym.bench.transcripts import SCORE_KEYS, iter_transcripts
 
 FORMAT = "salesgym-sft/1"
 FORMATS = ("jsonl", "parquet", "dataset")
@@ -117,18 +117,7 @@ def select(rows: Sequence[Mapping[str, Any]], selection: Selection) -> list[dict
 # -- sources ---------------------------------------------------------------------------------------------
 def rows_from_store(store: Store, run_id: str) -> list[dict[str, Any]]:
     """Every stored trajectory of the run as a transcript row (a private split's seeds left out)."""
-    run = store.get_run(run_id)
-    assert run is not None
-    rows = []
-    for ep, trajectory in store.iter_trajectories(run_id):
-        row = transcript(trajectory, ep, run_id)
-        if run.private:
-            row["metadata"]["seed"] = None
-        rows.append(row)
-    if not rows:
-        why = f"format {store.format}: older salesgym kept none" if store.format < 2 else "no episode finished"
-        raise StoreError(f"{store.path}: run {run_id!r} has no stored trajectories ({why})")
-    return rows
+    return list(iter_transcripts(store, run_id))
 
 
 def _check_row(row: Any, where: str) -> dict[str, Any]:
