@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import torch
-from transformers import LogitsProcessor, LogitsProcessorList
+import pytest
 
-from salesgym.adapters.clients import Generation, TransformersClient
+torch = pytest.importorskip("torch")  # collected as a doctest module in the main venv, which has no torch
+transformers = pytest.importorskip("transformers")
+
+from salesgym.adapters.clients import Generation, TransformersClient  # noqa: E402
+
+LogitsProcessor, LogitsProcessorList = transformers.LogitsProcessor, transformers.LogitsProcessorList
 
 
 class OneOf(LogitsProcessor):
