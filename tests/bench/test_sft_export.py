@@ -91,6 +91,11 @@ def test_rows_are_chat_transcripts_with_tools(run: Run, tmp_path: Path) -> None:
             assert isinstance(fn["arguments"], dict) and fn["name"] in {t["function"]["name"] for t in tools}
             assert result["tool_call_id"] == call["tool_calls"][0]["id"] and result["name"] == fn["name"]
         assert isinstance(r["metadata"]["score"]["primary"], float)
+    assert _sft(db, run_id, tmp_path / "s", "--top", "1", "--sft-format", "jsonl", "--tool-arguments", "string")[0] == 0
+    for r, s in zip(rows, _rows(tmp_path / "s"), strict=True):  # the OpenAI fine-tuning form: arguments as text
+        calls = [m["tool_calls"][0]["function"] for m in r["messages"] if m.get("tool_calls")]
+        texts = [m["tool_calls"][0]["function"] for m in s["messages"] if m.get("tool_calls")]
+        assert [json.loads(t["arguments"]) for t in texts] == [c["arguments"] for c in calls]
 
 
 def test_transcript_files_select_like_the_store(run: Run, tmp_path: Path) -> None:

@@ -760,7 +760,8 @@ def export(
         ToolArguments,
         typer.Option(
             case_sensitive=False,
-            help="--trajectories: tool-call arguments as a JSON object (TRL, chat templates) or JSON text (OpenAI)",
+            help="--trajectories, --sft: tool-call arguments as a JSON object (TRL, chat templates) or JSON text "
+            "(OpenAI)",
         ),
     ] = ToolArguments.object,
     sft: Annotated[
@@ -797,7 +798,8 @@ def export(
     or its successful episodes as an SFT dataset (--sft). A private split's seeds are left out."""
     if sft:
         _export_sft(run_id, out_path, db, from_files or [], sft_format, fmt, trajectories,
-                    min_score=min_score, top=top, metric=metric, policies=sft_policy or [])  # fmt: skip
+                    min_score=min_score, top=top, metric=metric, policies=sft_policy or [],
+                    tool_arguments=tool_arguments.value)  # fmt: skip
         return
     sft_only = [name for name, v in (("--min-score", min_score), ("--top", top), ("--policy", sft_policy),
                                      ("--from", from_files), ("--sft-format", sft_format)) if v]  # fmt: skip
@@ -846,6 +848,7 @@ def _export_sft(
     top: float | None,
     metric: str,
     policies: list[str],
+    tool_arguments: str,
 ) -> None:
     """``export --sft``: every check before any work, then one directory written whole."""
     from salesgym.bench import sft as sf
@@ -868,7 +871,7 @@ def _export_sft(
         if run_id is not None:
             store = _open_store(db, readonly=True)
             try:
-                rows = sf.rows_from_store(store, run_id)
+                rows = sf.rows_from_store(store, run_id, tool_arguments)
             finally:
                 store.close()
             source: dict[str, object] = {"run_id": run_id, "db": str(db)}

@@ -115,9 +115,10 @@ def select(rows: Sequence[Mapping[str, Any]], selection: Selection) -> list[dict
 
 
 # -- sources ---------------------------------------------------------------------------------------------
-def rows_from_store(store: Store, run_id: str) -> list[dict[str, Any]]:
-    """Every stored trajectory of the run as a transcript row (a private split's seeds left out)."""
-    return list(iter_transcripts(store, run_id))
+def rows_from_store(store: Store, run_id: str, mode: str = "object") -> list[dict[str, Any]]:
+    """Every stored trajectory of the run as a transcript row (a private split's seeds left out); ``mode``:
+    tool-call arguments as a JSON object (TRL, chat templates) or as JSON text (OpenAI fine-tuning)."""
+    return list(iter_transcripts(store, run_id, mode))
 
 
 def _check_row(row: Any, where: str) -> dict[str, Any]:
