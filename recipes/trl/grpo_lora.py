@@ -74,13 +74,14 @@ def build(
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
 
+    tasks = TaskSampler(curriculum_config(cfg))  # a bad configuration fails before any model is loaded
+    rollout = SalesgymRollout(RolloutConfig(**cfg.get("rollout", {})), client=client, tasks=tasks)
+    args = GRPOConfig(**cfg["grpo"])
+    lora = LoraConfig(**cfg["lora"])
     if tokenizer is None:
         tokenizer = AutoTokenizer.from_pretrained(cfg["model"])
     if model is None:
         model = AutoModelForCausalLM.from_pretrained(cfg["model"], dtype=getattr(torch, cfg.get("dtype", "float32")))
-    tasks = TaskSampler(curriculum_config(cfg))
-    rollout = SalesgymRollout(RolloutConfig(**cfg.get("rollout", {})), client=client, tasks=tasks)
-    args = GRPOConfig(**cfg["grpo"])
     groups = max(1, args.per_device_train_batch_size * args.gradient_accumulation_steps // args.num_generations)
     trainer = GRPOTrainer(
         model=model,
@@ -89,7 +90,7 @@ def build(
         train_dataset=slot_dataset(groups * max(1, args.max_steps)),
         rollout_func=rollout,
         reward_funcs=[episode_return],
-        peft_config=LoraConfig(**cfg["lora"]),
+        peft_config=lora,
     )
     return Recipe(trainer, rollout, tasks)
 
@@ -102,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cfg = load_config(ns.config, ns.overrides)
         recipe = build(cfg)
-    except (OSError, ValueError, yaml.YAMLError) as e:
+    except (OSError, TypeError, ValueError, yaml.YAMLError) as e:  # TypeError: an unknown GRPOConfig key
         print(f"error: {e}", file=sys.stderr)
         return 1
     recipe.trainer.train()
