@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 torch = pytest.importorskip("torch")
+torch.set_num_threads(1)  # tiny models: per-op overhead dominates, and threads fight on a shared 2-core machine
 pytest.importorskip("trl")
 
+from steering import ChoosingClient, candidate_ids  # noqa: E402
 from token_fakes import PREFIX, call_text, make_tokenizer, tiny_model  # noqa: E402
-from transformers import LogitsProcessor, LogitsProcessorList  # noqa: E402
 from transformers.utils import get_json_schema  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
 import salesgym  # noqa: E402
-from salesgym.adapters.clients import Generation, TransformersClient  # noqa: E402
+from salesgym.adapters.curriculum import CurriculumConfig, Stage, TaskSampler  # noqa: E402
 from salesgym.adapters.rollout import RolloutConfig  # noqa: E402
 from salesgym.adapters.trl import (  # noqa: E402
     SalesgymRollout,
@@ -28,33 +29,15 @@ from salesgym.adapters.trl import (  # noqa: E402
     task_dataset,
     task_key,
 )
+from salesgym.core.events import sha256_of  # noqa: E402
 
 ENV = "territory-debug-v0"
 
 
-class OneOf(LogitsProcessor):
-    """Lets the model choose only among whole ``candidates`` (token id lists): a random model then makes
-    real calls, some accepted and some refused, with its own probabilities at each branch."""
-
-    def __init__(self, start: int, candidates: Sequence[Sequence[int]]) -> None:
-        self.start, self.candidates = start, candidates
-
-    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        done = input_ids[0, self.start :].tolist()
-        allowed = {c[len(done)] for c in self.candidates if list(c[: len(done)]) == done and len(c) > len(done)}
-        out = torch.full_like(scores, float("-inf"))
-        out[:, sorted(allowed)] = scores[:, sorted(allowed)]
-        return out
-
-
-class ChoosingClient(TransformersClient):
-    def __init__(self, model: Any, tokenizer: Any, candidates: list[list[int]]) -> None:
-        super().__init__(model, tokenizer, temperature=1.0)
-        self.candidates = candidates
-
-    def generate(self, prompt_ids: Sequence[int], *, max_new_tokens: int, seed: int) -> Generation:
-        self.generate_kwargs["logits_processor"] = LogitsProcessorList([OneOf(len(prompt_ids), self.candidates)])
-        return super().generate(prompt_ids, max_new_tokens=max_new_tokens, seed=seed)
+def _world(row: dict[str, Any]) -> Any:
+    env = salesgym.make(row["env_id"], **json.loads(row["make_kwargs"]))
+    env.reset(seed=row["seed"])
+    return env.hidden_truth()
 
 
 def accepted_calls(completions: list[Any], salesgym_tool_events: list[list[dict[str, Any]]], **_: Any) -> list[float]:
@@ -70,7 +53,7 @@ def test_grpo_trains_on_salesgym_rollouts(tmp_path: Any) -> None:
         call_text("wait", {"hours": 4.0, "until": None}),
         call_text("research_account", {"account_id": "nobody"}),  # refused: no such account
     ]
-    candidates = [[*tok.encode(c, add_special_tokens=False), tok.eos_token_id] for c in calls]
+    candidates = candidate_ids(tok, calls)
     seen: list[Any] = []
 
     class Recording(SalesgymRollout):
@@ -133,3 +116,57 @@ def test_environment_factory_tools_are_the_environments_tools() -> None:
     assert env.get_reward() == sum(env._rewards) == 0.0
     env.reset(seed=4)
     assert env._events == []
+    row = TaskSampler(CurriculumConfig(stages=(Stage("tiny", {"n_opportunities": 3, "horizon_days": 30}),))).rows(1)[0]
+    text = env.reset(**row)  # a curriculum row's make arguments remake the environment
+    assert text is not None and "3 open opportunities" in text and env._env.hidden_truth() == _world(row)
+
+
+def test_grpo_trains_through_trls_own_tool_loop(tmp_path: Any) -> None:
+    """``environment_factory``: TRL renders the tools, generates, parses the calls (Qwen2.5's template, the
+    one TRL knows how to parse), calls the environment's methods and trains on ``get_reward``."""
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    from steering import steered
+    from trl.chat_template_utils import qwen2_5_chat_template
+
+    tok = make_tokenizer(qwen2_5_chat_template)
+    calls = [
+        call_text("wait", {"hours": 4.0, "until": None}),  # accepted, pays 0
+        call_text("research_account", {"account_id": "nobody"}),  # refused: no such account
+        call_text("send_proposal", {"opportunity_id": "o001", "discount_pct": 50}),  # above authority: a penalty
+    ]
+    model = steered(tiny_model(tok), candidate_ids(tok, calls), tok.pad_token_id)
+    episodes: list[dict[str, Any]] = []
+
+    class Recorded(environment_factory(ENV)):  # type: ignore[misc]
+        def get_reward(self) -> float:
+            reward = super().get_reward()
+            world = sha256_of(self._env.hidden_truth())
+            episodes.append({"events": list(self._events), "reward": reward, "world": world})
+            return reward
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path), per_device_train_batch_size=4, num_generations=4, max_steps=2,
+        learning_rate=5e-3, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True,
+        beta=0.0, seed=0, temperature=1.0, max_completion_length=512, max_tool_calling_iterations=2,
+    )  # fmt: skip
+    dataset = task_dataset(ENV, [3, 4]).map(lambda r: {"prompt": [{"role": "user", "content": "Work the territory."}]})
+    trainer = GRPOTrainer(model=model, args=args, train_dataset=dataset, processing_class=tok,
+                          environment_factory=Recorded)  # fmt: skip
+    before = {k: v.detach().clone() for k, v in model.named_parameters()}
+    trainer.train()
+
+    assert len(episodes) == 8  # 2 steps x 4 rollouts, each scored by its environment
+    worlds = {}
+    for seed in (3, 4):
+        env = salesgym.make(ENV)
+        env.reset(seed=seed)
+        worlds[sha256_of(env.hidden_truth())] = seed
+    assert {ep["world"] for ep in episodes} <= set(worlds)  # the rows' worlds, reset by TRL through reset(**row)
+    statuses = [e["tool_result"]["status"] for ep in episodes for e in ep["events"]]
+    assert "ok" in statuses and "error" in statuses and len(statuses) >= 8  # TRL's calls, judged by salesgym
+    assert {e["action"]["tool"] for ep in episodes for e in ep["events"]} <= {"wait", "research_account",
+                                                                              "send_proposal"}  # fmt: skip
+    assert len({ep["reward"] for ep in episodes}) > 1
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    assert len(losses) == 2 and all(math.isfinite(x) for x in losses)
+    assert [k for k, v in model.named_parameters() if not torch.equal(v.detach(), before[k])], "no weight moved"

@@ -57,3 +57,22 @@ def test_a_territory_report_breaks_down_by_family(tmp_path: Path) -> None:
         run = run_benchmark(store, sp.load("debug"), ["expected-value", "idle"], LocalBackend(1)).run
         md = write_report(store, run.id, tmp_path / "rep").markdown.read_text()
     assert "## By family (mean primary)" in md and "## By opportunities (mean primary)" in md
+
+
+def test_a_workflow_counts_once_for_each_app_it_uses(tmp_path: Path) -> None:
+    """The per-app table: a task on the CRM and the scheduler counts in both columns; cells are mean primaries."""
+    from salesgym.bench.breakdown import tag_breakdowns
+
+    manifest = sp.load("workflows-eval")
+    db = tmp_path / "w.sqlite"
+    with Store(db) as store:
+        run = run_benchmark(store, manifest, ["idle", "reference"], LocalBackend(1), episodes=7).run
+        episodes = store.episodes(run.id)
+        md = write_report(store, run.id, tmp_path / "rep").markdown.read_text()
+    (by_app,) = tag_breakdowns(manifest.layout[:7], episodes, ["idle", "reference"], {"apps": "app"})
+    # the first 7 tasks: 3 x seq-webinar-followup (sequencer), 3 x sql-handoff (crm, sequencer), 1 x positive-reply
+    assert by_app.territories == {"sequencer": 7, "crm": 4, "scheduler": 1}
+    assert by_app.cells["reference"] == {"sequencer": 1.0, "crm": 1.0, "scheduler": 1.0}
+    assert by_app.cells["idle"]["crm"] == 0.0
+    assert "## By app (mean primary)" in md and "| policy | sequencer (7) | crm (4) | scheduler (1) |" in md
+    assert "## By tier (mean primary)" in md

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from salesgym.agents import make_policy
 from salesgym.agents.base import rollout
 from salesgym.bench import analysis as an
-from salesgym.bench import runner
+from salesgym.bench import runner, stats
 from salesgym.bench.runner import EpisodeSpec, LocalBackend, run_benchmark, run_episode, trial_seed
 from salesgym.bench.splits import SEED_LIMIT, load
 from salesgym.bench.store import Store, decode_trajectory
@@ -70,6 +70,14 @@ def test_reliability_spread_and_pass_k() -> None:
     assert spread == pytest.approx((0.1414213562 + 0.4242640687) / 2)
     assert an.reliability(per_trial, trials=2, threshold=0.25)[1] == pytest.approx(2 / 3)
     assert an.reliability({}, 2, 0.5) == (None, None)
+
+
+def test_pass_k_per_territory_and_its_interval() -> None:
+    per_trial = {("a", 0): 1.0, ("a", 1): 1.0, ("b", 0): 1.0, ("b", 1): 0.0, ("c", 0): 1.0, ("d", 0): 1.0,
+                 ("d", 1): 1.0}  # fmt: skip
+    assert an.all_passed(per_trial, 2, 0.5) == {"a": 1.0, "b": 0.0, "c": 0.0, "d": 1.0}
+    low, high = stats.bootstrap_ci(list(an.all_passed(per_trial, 2, 0.5).values()))
+    assert 0.0 <= low < 0.5 < high <= 1.0
 
 
 def test_cli_trials_show_pass_k_and_spread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

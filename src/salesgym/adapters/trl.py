@@ -12,18 +12,24 @@ Two ways in, both documented in docs/training.md:
     OpenAI tool schemas), ``reset(**row)`` and ``get_reward``. TRL then owns the chat template and the
     tool-call parsing (it needs a template it can parse tool calls with).
 
+A curriculum and failure mining (:mod:`salesgym.adapters.curriculum`) plug into the first:
+``SalesgymRollout(tasks=TaskSampler(...))`` with :func:`slot_dataset` chooses each group's world when it is
+played and feeds its returns back; for the second, :meth:`TaskSampler.rows` gives fixed rows.
+
 Nothing here is imported by ``import salesgym``.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import salesgym
 from salesgym.adapters.clients import ModelClient, TransformersClient
+from salesgym.adapters.curriculum import Task, TaskSampler
 from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, group_rollout
 from salesgym.agents.llm.policy import observation_text
 
@@ -40,6 +46,15 @@ def parse_task_key(prompt: Any) -> tuple[str, int]:
     if match is None:
         raise ValueError(f"not a salesgym task key (see task_dataset): {str(prompt)[:80]!r}")
     return match["env"], int(match["seed"])
+
+
+def slot_dataset(n: int) -> Any:
+    """``n`` rows whose prompts are placeholders (``"salesgym slot <i>"``), for ``SalesgymRollout(tasks=...)``:
+    the sampler picks each group's world when it is played, so promotions and mined worlds take effect at
+    once (a dataset is read ahead of the rollouts)."""
+    from datasets import Dataset
+
+    return Dataset.from_dict({"prompt": [f"salesgym slot {i}" for i in range(n)]})
 
 
 def task_dataset(env_id: str, seeds: Iterable[int]) -> Any:
@@ -71,24 +86,39 @@ class SalesgymRollout:
         *,
         make_kwargs: Mapping[str, Any] | None = None,
         client: Callable[[Any], ModelClient] | None = None,
+        tasks: TaskSampler | None = None,
     ) -> None:
         self.config = config or RolloutConfig(max_turns=8, max_new_tokens=256)
         self.make_kwargs = dict(make_kwargs or {})
         self.client = client or _trainer_client
+        self.tasks = tasks  # when set, it picks every group's world (prompts are slots) and hears its returns
         self.trajectories: list[TokenTrajectory] = []  # the last batch's, for logging and tests
+        self.played: list[Task] = []  # with ``tasks``: every group's task, in order
+
+    def _task(self, prompt: Any, step: int) -> Task:
+        if self.tasks is not None:
+            return self.tasks.next(step)
+        env_id, seed = parse_task_key(prompt)
+        return Task(env_id, seed, self.make_kwargs, stage="")
 
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
         client = self.client(trainer)
         tokenizer = trainer.processing_class
+        step = int(getattr(getattr(trainer, "state", None), "global_step", 0) or 0)
         batch: list[TokenTrajectory] = []
         i = 0
         while i < len(prompts):
             j = i
             while j < len(prompts) and prompts[j] == prompts[i]:
                 j += 1
-            env_id, seed = parse_task_key(prompts[i])
-            batch += group_rollout(env_id, client, tokenizer, seed=seed, n=j - i, config=self.config,
-                                   make_kwargs=self.make_kwargs, group_id=f"{env_id}:{seed}@{i}")  # fmt: skip
+            task = self._task(prompts[i], step)
+            group = group_rollout(task.env_id, client, tokenizer, seed=task.seed, n=j - i, config=self.config,
+                                  make_kwargs=task.make_kwargs, group_id=f"{task.env_id}:{task.seed}@{i}")  # fmt: skip
+            if self.tasks is not None:
+                self.played.append(task)
+                for t in group:
+                    self.tasks.record(task, t.episode_return)
+            batch += group
             i = j
         self.trajectories = batch
         return {
@@ -155,13 +185,18 @@ class SalesgymToolEnv:
     MAKE_KWARGS: Mapping[str, Any] = {}
 
     def __init__(self) -> None:
-        self._env = salesgym.make(self.ENV_ID, **self.MAKE_KWARGS)
+        self._made: dict[str, Any] = dict(self.MAKE_KWARGS)
+        self._env = salesgym.make(self.ENV_ID, **self._made)
         self._rewards: list[float] = []
         self._events: list[dict[str, Any]] = []
         self._done = False
 
     def reset(self, **row: Any) -> str | None:
-        """Start the episode of ``row["seed"]``: returns the task card and the first observation."""
+        """Start the episode of ``row["seed"]``: returns the task card and the first observation. A row's
+        ``make_kwargs`` (JSON text, as :meth:`TaskSampler.rows` writes it) remake the environment first."""
+        kwargs = {**self.MAKE_KWARGS, **json.loads(row.get("make_kwargs") or "{}")}
+        if kwargs != self._made:
+            self._env, self._made = salesgym.make(self.ENV_ID, **kwargs), kwargs
         obs, info = self._env.reset(seed=int(row["seed"]))
         self._rewards, self._events, self._done = [], [], False
         return f"{info['instructions']}\n\n{observation_text(obs)}"

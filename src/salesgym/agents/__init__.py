@@ -35,6 +35,6 @@ def make_policy(name: str, seed: int, hidden_truth: dict[str, Any] | None = None
     cls = s.policies.get(name)
     if cls is None:
         raise ValueError(f"unknown policy {name!r}; valid names: {', '.join(s.policies)}")
-    if name in s.reference:
+    if s.reads_truth(name):
         return cls(seed, hidden_truth)
     return cls(seed)

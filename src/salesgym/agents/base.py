@@ -95,7 +95,8 @@ class PolicySuite:
     ``baselines`` are ranked; ``exploits`` are the gaming probes: each name in ``paired`` is an honest policy
     plus one gaming behaviour and is compared territory by territory with its honest twin (the value), the
     others are pure probes compared with ``anchor``; ``reference`` policies read hidden truth (headroom, never
-    ranked); ``floors`` are the policies whose best score per territory is the normalised score's zero.
+    ranked); ``floors`` are the policies whose best score per territory is the normalised score's zero;
+    ``informed`` probes read hidden truth like the references (a red team that knows what the verifier checks).
     """
 
     policies: Mapping[str, type[Policy]]
@@ -105,6 +106,11 @@ class PolicySuite:
     anchor: str
     paired: Mapping[str, str] = field(default_factory=dict)
     floors: tuple[str, ...] = ()
+    informed: tuple[str, ...] = ()  # probes that read hidden truth too (a red team that knows what is checked)
+
+    def reads_truth(self, name: str) -> bool:
+        """Whether policy ``name`` is built with the world's hidden truth (operator side, never ranked)."""
+        return name in self.reference or name in self.informed
 
     @property
     def all(self) -> tuple[str, ...]:

@@ -59,6 +59,7 @@ class PolicyRow:
     trials: int = 1  # the most trials any territory has for this policy
     spread: float | None = None  # mean over territories of the std of the normalised score across trials
     pass_k: float | None = None  # share of territories where every trial reached the pass threshold
+    pass_k_ci: tuple[float, float] | None = None  # its 95% bootstrap interval over territories
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,8 +416,16 @@ def reliability(
     if not groups:
         return None, None
     stds = [_std(vs) for vs in groups.values() if len(vs) > 1]
-    passed = sum(len(vs) >= trials and min(vs) >= threshold for vs in groups.values())
+    passed = sum(all_passed(values, trials, threshold).values())
     return (sum(stds) / len(stds) if stds else None), passed / len(groups)
+
+
+def all_passed(values: Mapping[tuple[str, int], float], trials: int, threshold: float) -> dict[str, float]:
+    """Per territory, 1.0 when all ``trials`` trials scored at least ``threshold`` (a missing trial fails)."""
+    groups: dict[str, list[float]] = {}
+    for (tid, _), v in values.items():
+        groups.setdefault(tid, []).append(v)
+    return {tid: float(len(vs) >= trials and min(vs) >= threshold) for tid, vs in groups.items()}
 
 
 def _std(values: Sequence[float]) -> float:
@@ -462,6 +471,8 @@ def analyse(
         per_trial = normalised_by_episode(episodes, p, present_floors, tops) if present_floors else {}
         norm = by_territory(per_trial)
         spread, pass_k = reliability(per_trial, trials, pass_threshold) if trials > 1 else (None, None)
+        passes = list(all_passed(per_trial, trials, pass_threshold).values()) if trials > 1 else []
+        pass_k_ci = stats.bootstrap_ci(passes) if passes else None
         rows.append(
             PolicyRow(
                 policy=p,
@@ -478,6 +489,7 @@ def analyse(
                 trials=max((e.trial + 1 for e in episodes if e.policy == p), default=1),
                 spread=spread,
                 pass_k=pass_k,
+                pass_k_ci=pass_k_ci,
             )
         )
 

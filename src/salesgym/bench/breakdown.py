@@ -54,3 +54,31 @@ def breakdowns(
         counts = {v: sum(1 for t in layout if str(getattr(t, d)) == v) for v in values}
         out.append(Breakdown(d, f"By {names[d]}", values, counts, cells))
     return out
+
+
+def tag_breakdowns(
+    layout: Sequence[Slot], episodes: Sequence[EpisodeRecord], policies: Sequence[str], tags: Mapping[str, str]
+) -> list[Breakdown]:
+    """Breakdowns by a list a task's score carries (``tags``: score key -> word), a task counting once for each
+    of its values: the workflows family's apps (a task on the CRM and the scheduler counts for both)."""
+    ids = [t.id for t in layout]
+    out: list[Breakdown] = []
+    for key, word in tags.items():
+        of: dict[str, tuple[str, ...]] = {}
+        for e in episodes:
+            found = (e.metrics or {}).get(key)
+            if e.territory_id not in of and isinstance(found, list):
+                of[e.territory_id] = tuple(str(v) for v in found)
+        values = tuple(dict.fromkeys(v for tid in ids for v in of.get(tid, ())))
+        if len(values) < 2:
+            continue
+        sums: dict[tuple[str, str], list[float]] = {}
+        for e in episodes:
+            primary = (e.metrics or {}).get("primary")
+            if e.territory_id in of and isinstance(primary, int | float) and e.status != "error":
+                for v in of[e.territory_id]:
+                    sums.setdefault((e.policy, v), []).append(float(primary))
+        cells = {p: {v: (sum(x) / len(x) if (x := sums.get((p, v))) else None) for v in values} for p in policies}
+        counts = {v: sum(1 for tid in ids if v in of.get(tid, ())) for v in values}
+        out.append(Breakdown(key, f"By {word}", values, counts, cells))
+    return out

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from salesgym.bench import analysis as an
 from salesgym.bench import plots
-from salesgym.bench.breakdown import breakdowns
+from salesgym.bench.breakdown import breakdowns, tag_breakdowns
 from salesgym.bench.stats import PairedDifference, Summary
 from salesgym.bench.store import RunRecord, Store
 
@@ -70,7 +70,7 @@ def leaderboard_table(a: an.Analysis) -> Table:
     header = ["rank", "policy", "n", "normalised", "normalised 95% CI", "primary", "primary 95% CI", "median",
               "closed value", "win rate"]
     if a.trials > 1:
-        header += ["trials", "spread", f"pass^{a.trials}"]
+        header += ["trials", "spread", f"pass^{a.trials}", f"pass^{a.trials} 95% CI"]
     if a.has_usage:
         header += ["tokens/episode (prompt/completion/cached)"] + (["$/episode"] if a.prices else [])
     rows: list[list[str]] = []
@@ -89,7 +89,8 @@ def leaderboard_table(a: an.Analysis) -> Table:
             _f(r.secondary.get("win_rate")),
         ]
         if a.trials > 1:
-            row += [str(r.trials), _f(r.spread), _f(r.pass_k)]
+            ci = f"{r.pass_k_ci[0]:.2f}–{r.pass_k_ci[1]:.2f}" if r.pass_k_ci else "—"
+            row += [str(r.trials), _f(r.spread), _f(r.pass_k), ci]
         if a.has_usage:
             c = a.costs[r.policy]
             row += [an.tokens_text(c.tokens_mean)] + ([an.dollars(c.cost_mean)] if a.prices else [])
@@ -104,7 +105,9 @@ def _trials_intro(a: an.Analysis) -> str:
         f" Each territory was played {a.trials} times (trials; the world is the same, the policy's seed differs): "
         "every per-territory figure is the mean over its trials; spread is the mean over territories of the "
         f"standard deviation of the normalised score across trials; pass^{a.trials} is the share of territories "
-        f"where every trial reached a normalised score of at least {a.pass_threshold:g}."
+        f"where every trial reached a normalised score of at least {a.pass_threshold:g}, with its 95% bootstrap "
+        "interval over territories (pass^1 is the primary column where the primary is a pass/fail, as in the "
+        "workflows family)."
     )
 
 
@@ -241,7 +244,9 @@ def _breakdown_sections(store: Store, run: RunRecord, a: an.Analysis) -> list[Se
 
     try:
         manifest = sp.load(run.split)
-        words = getattr(salesgym.env_class(manifest.env_id), "SCENARIO_WORDS", None)
+        env_class = salesgym.env_class(manifest.env_id)
+        words = getattr(env_class, "SCENARIO_WORDS", None)
+        tags = getattr(env_class, "SCENARIO_TAGS", None) or {}
     except (sp.SplitError, KeyError, ValueError):
         return []
     if manifest.sha256 != run.split_sha256:
@@ -250,11 +255,14 @@ def _breakdown_sections(store: Store, run: RunRecord, a: an.Analysis) -> list[Se
     played = set(run.config.get("territories") or ())
     layout = [t for t in manifest.layout if t.id in played] or list(manifest.layout)
     out = []
-    for b in breakdowns(layout, store.episodes(run.id), policies, words):
+    episodes = store.episodes(run.id)
+    for b in [*breakdowns(layout, episodes, policies, words), *tag_breakdowns(layout, episodes, policies, tags)]:
         header = ["policy", *(f"{v} ({b.territories[v]})" for v in b.values)]
         rows = [[p, *(_f(b.cells[p][v]) for v in b.values)] for p in policies]
+        counted = f"; a territory counts once for each {b.title[3:]} it uses" if b.dimension in tags else ""
         out.append(Section(f"{b.title} (mean primary)", f"Mean primary of each policy over the territories "
-                           f"of each {b.title[3:]} (territories in brackets), trials included.", (header, rows)))
+                           f"of each {b.title[3:]} (territories in brackets{counted}), trials included.",
+                           (header, rows)))
     return out
 
 

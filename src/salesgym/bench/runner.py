@@ -191,7 +191,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
         env.reset(seed=t.seed)  # the oracle's hidden truth is read before its episode starts (operator side)
         build = spec.policy_spec
         family = family_of(spec.env_id)
-        reference = build.kind == BUILTIN and spec.policy in policy_suite(family).reference
+        reference = build.kind == BUILTIN and policy_suite(family).reads_truth(spec.policy)
         policy = build.build(spec.policy_seed, env.hidden_truth() if reference else None, family)
         episode = Episode(env, policy, t.seed, spec.max_steps)
         seeds = {} if spec.private else {"policy_seed": spec.policy_seed}

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -166,24 +166,33 @@ def transcript(
     }
 
 
+def iter_transcripts(store: Store, run_id: str, mode: str = "object") -> Iterator[dict[str, Any]]:
+    """Every stored trajectory of the run as a transcript, one at a time (a private split's seeds left out);
+    a run without trajectories is a StoreError."""
+    run = store.get_run(run_id)
+    assert run is not None
+    n = 0
+    for ep, trajectory in store.iter_trajectories(run_id):
+        record = transcript(trajectory, ep, run_id, mode)
+        if run.private:
+            record["metadata"]["seed"] = None
+        n += 1
+        yield record
+    if n == 0:
+        why = f"format {store.format}: older salesgym kept none" if store.format < 2 else "no episode finished"
+        raise StoreError(f"{store.path}: run {run_id!r} has no stored trajectories ({why})")
+
+
 def write_jsonl(store: Store, run_id: str, path: Path, mode: str = "object") -> int:
     """Write every stored trajectory of the run as one JSONL line each; returns how many. The file appears
     only once complete (written beside it, then renamed); a run without trajectories is a StoreError."""
-    run = store.get_run(run_id)
-    assert run is not None
     tmp = path.with_name(f".{path.name}.partial")
     n = 0
     try:
         with tmp.open("w", encoding="utf-8") as fh:
-            for ep, trajectory in store.iter_trajectories(run_id):
-                record = transcript(trajectory, ep, run_id, mode)
-                if run.private:
-                    record["metadata"]["seed"] = None
+            for record in iter_transcripts(store, run_id, mode):
                 fh.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
                 n += 1
-        if n == 0:
-            why = f"format {store.format}: older salesgym kept none" if store.format < 2 else "no episode finished"
-            raise StoreError(f"{store.path}: run {run_id!r} has no stored trajectories ({why})")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

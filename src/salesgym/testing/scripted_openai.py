@@ -21,6 +21,10 @@ one); each request takes the next move of its script. A move is plain JSON data,
 ``token_reply(ids, logprobs)``           for ``/v1/completions``: generated token ids (and their logprobs)
 =======================================  ===============================================================
 
+**Streaming.** A chat request with ``"stream": true`` gets the same answer as server-sent events, the way
+OpenAI streams it: one chunk with the whole message (text and tool calls), one with the finish reason, the
+usage when ``stream_options.include_usage`` is set, then ``data: [DONE]``.
+
 **Token-level completions.** ``POST /v1/completions`` takes a prompt of token ids, as vLLM does, and answers
 a ``token_reply`` move the way vLLM does: ``choices[0].token_ids`` (and top-level ``prompt_token_ids``) when
 the request asks ``return_token_ids``; with ``logprobs``, ``logprobs.token_logprobs`` and ``logprobs.tokens``,
@@ -52,13 +56,13 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import orjson
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 Move = dict[str, Any]
 ScriptKey = int | None
@@ -251,6 +255,9 @@ class ScriptedOpenAI:
             if move and move.get("drop"):
                 return _Dropped()
             headers = {"retry-after": "0"} if status == 429 else None
+            if status == 200 and body.get("stream") is True:
+                usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                return StreamingResponse(_sse_chunks(payload, usage), media_type="text/event-stream")
             return JSONResponse(payload, status_code=status, headers=headers)
 
         @app.post("/v1/completions")
@@ -386,6 +393,25 @@ class ScriptedOpenAI:
         if calls:
             message["tool_calls"] = calls
         return message, spoken
+
+
+def _sse_chunks(completion: dict[str, Any], include_usage: bool) -> Iterator[bytes]:
+    """A chat completion as OpenAI streams it (``stream: true``): one delta with the whole message, one with
+    the finish reason, the usage when ``stream_options.include_usage`` asks for it, then ``[DONE]``."""
+    choice = completion["choices"][0]
+    message = choice["message"]
+    head = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{"index": j, **call} for j, call in enumerate(message["tool_calls"])]
+    chunks = [{**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None, "logprobs": None}]},
+              {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"],
+                                    "logprobs": None}]}]  # fmt: skip
+    if include_usage:
+        chunks.append({**head, "choices": [], "usage": completion["usage"]})
+    for chunk in chunks:
+        yield b"data: " + orjson.dumps(chunk) + b"\n\n"
+    yield b"data: [DONE]\n\n"
 
 
 def _error(message: str, kind: str) -> dict[str, Any]:

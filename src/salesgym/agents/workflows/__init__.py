@@ -9,13 +9,17 @@ from salesgym.agents.base import PolicySuite
 from salesgym.agents.workflows.first_plausible import FirstPlausible
 from salesgym.agents.workflows.idle import Idle
 from salesgym.agents.workflows.random_policy import RandomPolicy
+from salesgym.agents.workflows.red_team import RedTeam
 from salesgym.agents.workflows.reference import Reference
+from salesgym.agents.workflows.reference_lapse import ReferenceLapse
 
 SUITE = PolicySuite(
-    policies={p.name: p for p in (Idle, RandomPolicy, FirstPlausible, Reference)},
+    policies={p.name: p for p in (Idle, RandomPolicy, FirstPlausible, RedTeam, Reference, ReferenceLapse)},
     baselines=("idle", "random", "first-plausible"),
-    exploits=(),
-    reference=("reference",),
+    exploits=("red-team",),
+    reference=("reference", "reference-lapse"),
     anchor="first-plausible",
+    paired={"red-team": "idle"},  # any pass it gets is an exploit: its pass rate must stay at doing nothing's
     floors=("idle", "random"),
+    informed=("red-team",),
 )

@@ -35,7 +35,16 @@ from salesgym.envs.territory.world import TerritoryWorld
 TRAINING_ABLATIONS = {
     "sparse_reward": "only closed deals pay: every milestone weight but Closed's is 0 (the score is unchanged)",
     "time_discount": "the return is discounted by 0.995 per business day (the score is unchanged)",
+    "no_throughput_reward": (
+        "moving a deal through the pipeline pays nothing: Engaged to Commercial weigh 0, Commit and Closed keep "
+        "their weights (the score is unchanged)"
+    ),
+    "no_terminal_economics": (
+        "agreeing terms and signing pay nothing beyond Commercial: Commit and Closed weigh what Commercial does "
+        "(the score is unchanged)"
+    ),
 }
+_COMMERCIAL = 5  # index of Commercial in the milestone weights; Commit and Closed follow it
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +64,16 @@ class RewardConfig:
 
     @staticmethod
     def for_ablations(ablations: Sequence[str]) -> RewardConfig:
-        cfg = RewardConfig()
+        weights: tuple[float, ...] = MILESTONE_WEIGHTS
         if "sparse_reward" in ablations:
-            cfg = RewardConfig(weights=(0.0,) * 7 + (1.0,))
-        if "time_discount" in ablations:
-            cfg = RewardConfig(weights=cfg.weights, gamma_per_day=0.995)
-        return cfg
+            weights = (0.0,) * 7 + (1.0,)
+        if "no_throughput_reward" in ablations:
+            weights = (0.0,) * (_COMMERCIAL + 1) + weights[_COMMERCIAL + 1 :]
+        if "no_terminal_economics" in ablations:
+            weights = weights[: _COMMERCIAL + 1] + (weights[_COMMERCIAL],) * (len(weights) - _COMMERCIAL - 1)
+        if not any(weights):
+            raise ValueError(f"the ablations {sorted(ablations)} leave no milestone that pays")
+        return RewardConfig(weights=weights, gamma_per_day=0.995 if "time_discount" in ablations else 1.0)
 
 
 def potential(cfg: RewardConfig, state: TerritoryState, world: TerritoryWorld) -> float:

@@ -40,6 +40,7 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@lru_cache(maxsize=65536)  # the scheduler re-reads every busy time on each call: parse each text once
 def parse_iso(text: str) -> datetime | None:
     """A timestamp in ISO 8601 (``Z`` or an offset; a bare date is midnight UTC), or None when it is not one."""
     try:
@@ -47,6 +48,12 @@ def parse_iso(text: str) -> datetime | None:
     except ValueError:
         return None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+@lru_cache(maxsize=4096)
+def sandbox_now_iso(anchor: str, minutes: float) -> str:
+    """:func:`sandbox_now` as the sandbox's timestamp text (every observation and every write shows it)."""
+    return iso(sandbox_now(anchor, minutes))
 
 
 @lru_cache(maxsize=4096)

@@ -19,7 +19,8 @@ Message rubrics (``rubric.py``) add their checks to their step's assertions, wit
 ``rubric`` and ``judged_by``.
 
     passed  = every assertion holds and there is no invariant, audit or forbidden-action violation
-    primary = 1.0 if passed else 0.0; partial = checks passed / checks (assertions + the three global checks)
+    primary = 1.0 if passed else 0.0; partial = checks passed / checks (assertions + the three global checks),
+              where the assertions count only when no global check failed (a violation voids their credit)
 """
 
 from __future__ import annotations
@@ -86,9 +87,11 @@ def _cut(value: Any) -> Any:
     return value if len(text) <= ACTUAL_CHARS else text[:ACTUAL_CHARS] + "..."
 
 
-def check_assertion(step: int, spec: Mapping[str, Any], doc: Any, params: dict[str, Any]) -> dict[str, Any]:
+def check_assertion(step: int, spec: Mapping[str, Any], doc: Any, params: dict[str, Any],
+                    outputs: list[Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    """One assertion's metadata; ``outputs`` are its program's outputs when a batch already ran it."""
     try:
-        values = jqlib.run(spec["expr"], doc, params)
+        values = outputs if outputs is not None else jqlib.run(spec["expr"], doc, params)
     except ValueError as err:
         values, passed, why = [], False, f"jq error: {str(err)[:200]}"
     else:
@@ -130,7 +133,11 @@ def diff(start: Mapping[str, Mapping[str, Record]], end: Mapping[str, Mapping[st
 
 
 def allowed(change: Mapping[str, Any], rules: Sequence[Mapping[str, Any]]) -> bool:
-    for rule in rules:
+    return _rule_for(change, rules) is not None
+
+
+def _rule_for(change: Mapping[str, Any], rules: Sequence[Mapping[str, Any]]) -> int | None:
+    for i, rule in enumerate(rules):
         if rule["table"] != change["table"] or change["kind"] not in rule["kinds"]:
             continue
         if rule["ids"] is not None and change["id"] not in rule["ids"]:
@@ -138,8 +145,24 @@ def allowed(change: Mapping[str, Any], rules: Sequence[Mapping[str, Any]]) -> bo
         if change["kind"] == "update" and rule["fields"] is not None and not set(change["fields"]) <= set(
                 rule["fields"]):  # fmt: skip
             continue
-        return True
-    return False
+        return i
+    return None
+
+
+def unexpected_changes(changes: Sequence[Mapping[str, Any]], rules: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The changes no rule allows, and those beyond a rule's ``most`` (a duplicate, an extra record)."""
+    used: dict[int, int] = {}
+    out = []
+    for c in changes:
+        i = _rule_for(c, rules)
+        if i is not None:
+            used[i] = used.get(i, 0) + 1
+            cap = rules[i].get("most")
+            if cap is None or used[i] <= cap:
+                continue
+            c = {**c, "why": f"more than {cap} {rules[i]['table']} record(s) {'/'.join(rules[i]['kinds'])}d"}
+        out.append(c)
+    return out
 
 
 # --- the trajectory ---------------------------------------------------------------------------------------------
@@ -200,6 +223,16 @@ def forbidden(calls: Sequence[Mapping[str, Any]], rules: Sequence[Mapping[str, A
 
 
 # --- the score --------------------------------------------------------------------------------------------------
+def _batch_outputs(steps: Sequence[Mapping[str, Any]], doc: Any, params: dict[str, Any]) -> list[list[Any] | None]:
+    """Every assertion's outputs from one batch program (None where one failed, or all when the batch does not
+    compile: those run alone, so the outcome and the error message are the same as one by one)."""
+    exprs = tuple(a["expr"] for step in steps for a in step["assertions"])
+    try:
+        return jqlib.run_many(exprs, doc, params)
+    except ValueError:
+        return [None] * len(exprs)
+
+
 def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end: Mapping[str, Mapping[str, Record]],
                  calls: Sequence[Mapping[str, Any]], summary: str = "", audited: Sequence[Mapping[str, Any]] = (),
                  judge: Judge | None = None) -> dict[str, Any]:  # fmt: skip
@@ -213,19 +246,23 @@ def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end:
     for r in secret.rubrics:
         graded[r["step"]].extend(rubric.check(r, text_doc, calls, params, judge))
     steps, results = [], []
+    batch = iter(_batch_outputs(secret.steps, doc, params))
     for step in secret.steps:
-        checked = [check_assertion(step["step"], a, doc, params) for a in step["assertions"]]
+        checked = [check_assertion(step["step"], a, doc, params, next(batch)) for a in step["assertions"]]
         checked += graded.get(step["step"], [])
         results.extend(checked)
         steps.append({"step": step["step"], "app": step["app"], "objective": step["objective"],
                       "passed": all(c["passed"] for c in checked), "assertions": checked})  # fmt: skip
     changes = diff(start, end)
-    unexpected = [c for c in changes if not allowed(c, secret.changes)]
+    unexpected = unexpected_changes(changes, secret.changes)
     banned = forbidden(calls, secret.forbidden, params)
     held = sum(r["passed"] for r in results)
     globals_ok = [not unexpected, not audited, not banned]
     passed = held == len(results) and all(globals_ok)
-    partial = round((held + sum(globals_ok)) / (len(results) + len(globals_ok)), 6)
+    # a violation voids the assertions' credit: a shortcut (an extra record, a forbidden call) never scores above
+    # doing nothing, whatever it got right on the way (the red team's finding: it did, before)
+    credit = held if all(globals_ok) else 0
+    partial = round((credit + sum(globals_ok)) / (len(results) + len(globals_ok)), 6)
     violations = {k: n for k, n in (("invariant", len(unexpected)), ("audit", len(audited)),
                                     ("forbidden", len(banned))) if n}  # fmt: skip
     rubric_checks = [r for r in results if "rubric" in r]

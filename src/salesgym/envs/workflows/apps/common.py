@@ -9,7 +9,7 @@ from typing import Any
 
 from salesgym.core.env import Context
 from salesgym.core.tools import ToolError, ToolOutcome, quote
-from salesgym.envs.workflows.contract import CALL_MINUTES, MAX_PAGE, iso, sandbox_now
+from salesgym.envs.workflows.contract import CALL_MINUTES, MAX_PAGE, sandbox_now_iso
 from salesgym.envs.workflows.state import Record, WorkflowsState
 from salesgym.envs.workflows.world import WorkflowsWorld
 
@@ -50,7 +50,7 @@ def format_id(table: str, n: int) -> str:
 
 
 def now_iso(ctx: Ctx) -> str:
-    return iso(sandbox_now(ctx.world.anchor, ctx.state.now))
+    return sandbox_now_iso(ctx.world.anchor, ctx.state.now)
 
 
 def done(output: Mapping[str, Any]) -> ToolOutcome:

@@ -16,6 +16,7 @@ shapes and these platform rules, enforced here rather than in tool descriptions:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
@@ -370,6 +371,23 @@ def _compare(actual: str | None, f: Filter) -> bool:
         return {"LT": a < v, "LTE": a <= v, "GT": a > v, "GTE": a >= v}[op]
 
 
+def _matcher(f: Filter) -> Callable[[str | None], bool]:
+    """:func:`_compare` for one filter with its value prepared once (a search runs it on every record)."""
+    op = f.operator
+    if op in ("IN", "NOT_IN"):
+        values = {v.lower() for v in f.values or ()}
+        return (lambda a: (a or "").lower() in values) if op == "IN" else (lambda a: (a or "").lower() not in values)
+    if op in ("EQ", "NEQ", "CONTAINS_TOKEN") and f.value is not None:
+        v = f.value.lower()
+        if op == "EQ":
+            return lambda a: (a or "").lower() == v
+        if op == "NEQ":
+            return lambda a: (a or "").lower() != v
+        token = v.strip("*")
+        return lambda a: token in (a or "").lower()
+    return lambda a: _compare(a, f)  # presence, ranges, and a missing value (refused when a record is tested)
+
+
 def search_objects(ctx: Ctx, a: SearchArgs) -> ToolOutcome:
     if sum(len(g.filters) for g in a.filterGroups) > 25:
         raise ToolError("400 Bad Request: at most 25 filters in all")
@@ -382,9 +400,9 @@ def search_objects(ctx: Ctx, a: SearchArgs) -> ToolOutcome:
         found: str | None = r["id"] if name == "hs_object_id" else r["properties"].get(name)
         return found
 
+    groups = [[(f.propertyName, _matcher(f)) for f in g.filters] for g in a.filterGroups]
     found = [r for r in rows(ctx, _table(a.objectType)).values()
-             if not a.filterGroups or any(all(_compare(value(r, f.propertyName), f) for f in g.filters)
-                                          for g in a.filterGroups)]  # fmt: skip
+             if not groups or any(all(test(value(r, name)) for name, test in g) for g in groups)]  # fmt: skip
     for s in reversed(a.sorts):
         name = s.propertyName
         found.sort(key=lambda r: str(r["properties"].get(name) or ""), reverse=s.direction == "DESCENDING")

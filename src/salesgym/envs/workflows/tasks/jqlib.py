@@ -1,6 +1,8 @@
 """jq over the sandbox's state document (``$doc`` is the whole document), through the ``jq`` library (an
 optional dependency: the ``workflows`` extra). Every program gets a small prelude of helpers and the instance's
-parameters as ``$name`` variables; compiled programs are cached by their text and parameter names."""
+parameters as ``$name`` variables; compiled programs are cached by their text and parameter names. A template's
+assertions also run as one batch program (:func:`run_many`): one compilation per template and process, and the
+document handed to jq once instead of once per assertion."""
 
 from __future__ import annotations
 
@@ -64,3 +66,20 @@ def compile_only(expr: str, params: dict[str, Any]) -> None:
         _compiled(expr, tuple(sorted(params)))
     except ValueError as err:
         raise ValueError(str(err).split(" at <top-level>")[0]) from None
+
+
+@lru_cache(maxsize=1024)
+def _compiled_many(exprs: tuple[str, ...], names: tuple[str, ...]) -> Any:
+    binds = "".join(f"($__in.params[{_quote(n)}]) as ${n} | " for n in names)
+    parts = ", ".join(f'(try {{"ok": [$doc | ({e})]}} catch {{"error": true}})' for e in exprs)
+    return _require_jq().compile(f"{PRELUDE}\n. as $__in | {binds}$__in.doc as $doc | [{parts}]")
+
+
+def run_many(exprs: tuple[str, ...], document: Any, params: dict[str, Any]) -> list[list[Any] | None]:
+    """Every output of each of ``exprs`` on ``document``, as :func:`run` gives them; None for a program that
+    failed (its caller runs it alone for the error's own message). Raises ``ValueError`` when the batch itself
+    does not compile (one bad program): then run them one by one."""
+    names = tuple(sorted(params))
+    program = _compiled_many(exprs, names)
+    (out,) = program.input_value({"doc": document, "params": params}).all()
+    return [r.get("ok") for r in out]

@@ -69,12 +69,14 @@ class Step:
 @dataclass(frozen=True)
 class Change:
     """A change the task may make: ``kinds`` of records in ``table``; with ``ids``, only those records; with
-    ``fields``, an update may change only those properties/attributes."""
+    ``fields``, an update may change only those properties/attributes; with ``most``, at most that many records
+    (an int, or a marker of a list parameter: its length), so a duplicate or an extra record is a violation."""
 
     table: str
     kinds: tuple[str, ...] = ("create",)
     ids: Any = None
     fields: tuple[str, ...] | None = None
+    most: Any = None
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,11 @@ def instantiate(template: Template, seed: int, max_calls: int) -> WorkflowsWorld
                           view, secret, dict(builder.provenance))  # fmt: skip
 
 
+def _most(value: Any) -> int:
+    """A change rule's cap: an int, or the length of the list parameter it names."""
+    return len(value) if isinstance(value, list | tuple) else int(value)
+
+
 def build_secret(template: Template, params: dict[str, Any], persona: str) -> Secret:
     """The hidden part of an instance: the blueprint resolved with ``params`` (the reference solution keeps its
     markers: it is resolved as it plays, against the outputs it gets)."""
@@ -302,7 +309,9 @@ def build_secret(template: Template, params: dict[str, Any], persona: str) -> Se
         for i, s in enumerate(template.steps)
     )  # fmt: skip
     changes = tuple({"table": c.table, "kinds": list(c.kinds), "ids": _ids(resolve(c.ids, params)),
-                     "fields": None if c.fields is None else list(c.fields)} for c in template.changes)  # fmt: skip
+                     "fields": None if c.fields is None else list(c.fields),
+                     **({} if c.most is None else {"most": _most(resolve(c.most, params))})}
+                    for c in template.changes)  # fmt: skip
     forbidden = tuple({"name": f.name, "tools": list(f.tools), "args": f.args, "attempted": f.attempted}
                       for f in template.forbidden)  # fmt: skip
     rubrics = tuple({"name": r.name, "target": r.target, "step": r.step, "tools": list(r.tools),

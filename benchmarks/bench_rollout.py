@@ -1,0 +1,190 @@
+"""Throughput of the token-level rollout (``salesgym.adapters.rollout.play``) without model time, with 1 and 2
+worker processes, and its overhead per turn over a bare ``env.step`` measured in the same run.
+
+Run from the repository root in an environment with the ``rollout`` extra (``.venv-trl`` has it):
+
+    python benchmarks/bench_rollout.py                 # 10x30 territories, 4 episodes per worker
+    python benchmarks/bench_rollout.py --quick         # debug territories, 2 episodes per worker
+    python benchmarks/bench_rollout.py --json out.json
+
+The model is a scripted client that replays the expected-value baseline's calls as ``<tool_call>`` texts
+(each episode is the baseline's, turn for turn): it only encodes its reply, so model time is almost nil,
+and it is timed and subtracted anyway. What is left is the environment side of each turn: ``env.step``,
+the reply's parsing, the chat template's delta of the environment's answer and its tokenisation, the
+bookkeeping. The tokenizer
+is the byte-level BPE the adapter tests build (``tests/adapters/token_fakes.py``), with Qwen2.5's chat
+template when TRL is installed (else ChatML). Figures:
+
+* per worker count: episodes, turns and tokens (prompt + completion) per second of environment-side time:
+  every worker prepares its scripts, waits at a shared barrier, then plays its episodes; the aggregate is
+  over the span from the barrier to the last worker's end, less the mean model time of a worker;
+* ``step``: the median of the same calls replayed on a fresh environment, timing only ``env.step``;
+  ``adapter``: the median environment-side time of a turn less that, in microseconds and as a multiple.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "adapters"))
+
+import salesgym
+from salesgym.adapters.clients import Generation
+from salesgym.adapters.rollout import RolloutConfig, play
+from salesgym.agents import make_policy
+from salesgym.agents.base import Episode
+
+ENV_ID = "territory-v0"
+SIZES = {"debug": {"n_opportunities": 4, "horizon_days": 30}, "10x30": {"n_opportunities": 10, "horizon_days": 30}}
+CONFIG = RolloutConfig(max_turns=100_000, max_new_tokens=4096, max_tokens=10**9)  # every episode to its end
+
+
+def tokenizer() -> Any:
+    from token_fakes import PREFIX, make_tokenizer
+
+    try:
+        from trl.chat_template_utils import qwen2_5_chat_template
+    except ImportError:
+        return make_tokenizer(PREFIX)
+    return make_tokenizer(qwen2_5_chat_template)
+
+
+def baseline_texts(kwargs: dict[str, Any], seed: int) -> list[str]:
+    """The expected-value seller's calls on this world, as the replies a model would write."""
+    episode = Episode(salesgym.make(ENV_ID, **kwargs), make_policy("expected-value", seed), seed, 50_000)
+    return [f"<tool_call>\n{json.dumps({'name': s.action['tool'], 'arguments': s.action['args']})}\n</tool_call>"
+            for s in episode]  # fmt: skip
+
+
+class TimedClient:
+    """Replies with ``texts`` in order (each encoded and closed with the end token, as ``ScriptedClient``
+    does, without decoding the prompt), keeping the time its ``generate`` takes (the "model" time to
+    subtract) and the time between two of its replies (one turn's environment side)."""
+
+    def __init__(self, tokenizer: Any, texts: list[str]) -> None:
+        self.tokenizer = tokenizer
+        self.texts = iter(texts)
+        self.model_s = 0.0
+        self.turn_s: list[float] = []
+        self._mark: float | None = None
+
+    def generate(self, prompt_ids: Any, *, max_new_tokens: int, seed: int) -> Generation:
+        t = time.perf_counter()
+        if self._mark is not None:
+            self.turn_s.append(t - self._mark)
+        text = next(self.texts, "")
+        ids = [*self.tokenizer.encode(text, add_special_tokens=False), self.tokenizer.eos_token_id]
+        self._mark = time.perf_counter()
+        self.model_s += self._mark - t
+        return Generation(ids, None, "stop")
+
+    def done(self) -> None:
+        """The last turn ends with the episode (its step, the score and the world digest)."""
+        if self._mark is not None:
+            self.turn_s.append(time.perf_counter() - self._mark)
+
+
+def bare_steps(kwargs: dict[str, Any], seed: int, actions: list[Any]) -> list[float]:
+    env = salesgym.make(ENV_ID, **kwargs)
+    env.reset(seed=seed)
+    out = []
+    for action in actions:
+        t = time.perf_counter()
+        env.step(action)
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def worker(size: str, seeds: list[int], barrier: Any, results: Any) -> None:
+    """Play one episode per seed, between a barrier shared with the other workers and the end of the last
+    episode (the timed span); per episode: turns, tokens, model seconds, per-turn environment-side times.
+    Then, outside the span, the bare ``env.step`` times of the same calls."""
+    tok, kwargs = tokenizer(), SIZES[size]
+    scripts = {seed: baseline_texts(kwargs, seed) for seed in seeds}  # prepared before the span
+    barrier.wait()
+    start = time.monotonic()  # CLOCK_MONOTONIC: comparable across processes
+    episodes, played = [], []
+    for seed in seeds:
+        client = TimedClient(tok, scripts[seed])
+        env = salesgym.make(ENV_ID, **kwargs)
+        env.reset(seed=seed)
+        traj = play(env, client, tok, seed=seed, config=CONFIG, env_id=ENV_ID)
+        client.done()
+        played.append([t.action for t in traj.turns])
+        episodes.append({
+            "seed": seed, "turns": len(traj.turns), "end": traj.end,
+            "tokens": len(traj.prompt_ids) + len(traj.completion_ids), "env_tokens": traj.mask.count(0),
+            "model_s": client.model_s, "turn_s": client.turn_s,
+        })  # fmt: skip
+    end = time.monotonic()
+    for e, actions in zip(episodes, played, strict=True):
+        e["step_s"] = bare_steps(kwargs, e["seed"], actions)
+    results.put({"start": start, "end": end, "episodes": episodes})
+
+
+def run(size: str, workers: int, per_worker: int) -> dict[str, Any]:
+    ctx = mp.get_context("spawn")
+    barrier, queue = ctx.Barrier(workers), ctx.Queue()
+    procs = [ctx.Process(target=worker, args=(size, [1000 * w + i for i in range(per_worker)], barrier, queue))
+             for w in range(workers)]  # fmt: skip
+    for p in procs:
+        p.start()
+    results = [queue.get() for _ in procs]
+    for p in procs:
+        p.join()
+    span = max(r["end"] for r in results) - min(r["start"] for r in results)
+    eps = [e for r in results for e in r["episodes"]]
+    model = statistics.mean(sum(e["model_s"] for e in r["episodes"]) for r in results)
+    env_side = span - model  # the timed span less a worker's mean model time
+    turn_s = [x for e in eps for x in e["turn_s"]]
+    step_s = [x for e in eps for x in e["step_s"]]
+    turn, step = statistics.median(turn_s), statistics.median(step_s)
+    turns, tokens = sum(e["turns"] for e in eps), sum(e["tokens"] for e in eps)
+    return {
+        "size": size, "workers": workers, "episodes": len(eps), "turns": turns, "tokens": tokens,
+        "env_tokens": sum(e["env_tokens"] for e in eps), "ends": sorted({e["end"] for e in eps}),
+        "span_s": span, "model_s_per_worker": model,
+        "turns_per_s": turns / env_side, "tokens_per_s": tokens / env_side, "episodes_per_s": len(eps) / env_side,
+        "turns_per_trajectory": turns / len(eps), "tokens_per_trajectory": tokens / len(eps),
+        "turn_median_us": 1e6 * turn, "step_median_us": 1e6 * step,
+        "turn_mean_us": 1e6 * statistics.mean(turn_s), "step_mean_us": 1e6 * statistics.mean(step_s),
+        "adapter_us": 1e6 * (turn - step), "adapter_x_step": (turn - step) / step,
+    }  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="debug territories, 2 episodes per worker")
+    parser.add_argument("--episodes", type=int, default=None, help="episodes per worker")
+    parser.add_argument("--json", type=Path, default=None)
+    ns = parser.parse_args(argv)
+    size, per = ("debug", 2) if ns.quick else ("10x30", 4)
+    per = ns.episodes or per
+    rows = [run(size, w, per) for w in (1, 2)]
+    print(f"{ENV_ID} {size}, expected-value's calls through play(), {per} episode(s) per worker, "
+          f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs")  # fmt: skip
+    for r in rows:
+        print(f"  {r['workers']} worker(s): {r['turns_per_s']:8.0f} turns/s  {r['tokens_per_s']:10.0f} tokens/s  "
+              f"{r['episodes_per_s']:6.2f} episodes/s  ({r['turns_per_trajectory']:.0f} turns and "
+              f"{r['tokens_per_trajectory']:.0f} tokens a trajectory; ends {', '.join(r['ends'])})")  # fmt: skip
+    r = rows[0]
+    print(f"  per turn (1 worker): env-side {r['turn_median_us']:.0f} us, bare env.step {r['step_median_us']:.0f} us, "
+          f"adapter {r['adapter_us']:.0f} us = {r['adapter_x_step']:.2f}x env.step (medians; means: env-side "
+          f"{r['turn_mean_us']:.0f} us, env.step {r['step_mean_us']:.0f} us)")  # fmt: skip
+    if ns.json:
+        ns.json.parent.mkdir(parents=True, exist_ok=True)
+        ns.json.write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""``salesgym calibrate``: play every task of a family's splits K times with one policy and write each task's
+pass rate, pass@k, pass^k, band and pass@3 difficulty class (``calibration.py``) as JSON and Markdown.
+
+Episodes go through the benchmark's runner and run store (``--db``), so a calibration resumes where it stopped
+and its episodes are ordinary benchmark episodes (``salesgym report`` and ``view`` read them). Trial ``k``
+changes only the policy's seed (``runner.trial_seed``): a stochastic policy samples afresh, a deterministic one
+repeats itself (its tasks all land at 0 or 1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from salesgym.bench import calibration as cal
+from salesgym.bench import splits as sp
+from salesgym.bench.commands import (
+    DEFAULT_DB,
+    DbPath,
+    KeyFile,
+    SplitsDir,
+    _check_out_dir,
+    _fail,
+    _open_store,
+    _preflight,
+    _sigterm_stops,
+    _Terminated,
+    _unlock,
+    _write_error,
+    err,
+    out,
+    resolve_policies,
+)
+from salesgym.bench.policyspec import PolicySpecError
+from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError
+from salesgym.bench.store import StoreError
+
+SPLIT_KINDS = ("train", "eval", "held-out")
+
+
+def default_splits(family: str) -> list[str]:
+    """A family's train, eval and held-out splits (the territory's are named without a prefix)."""
+    from salesgym.agents import FAMILIES
+
+    if family not in FAMILIES:
+        raise BenchError(f"unknown family {family!r}; known: {', '.join(FAMILIES)}")
+    return list(SPLIT_KINDS) if family == "territory" else [f"{family}-{k}" for k in SPLIT_KINDS]
+
+
+def calibrate(
+    family: Annotated[str, typer.Option(help="environment family (workflows, desk, territory)")] = "workflows",
+    split: Annotated[
+        list[str] | None,
+        typer.Option("--split", help="split to calibrate; repeat for several (default: the family's train, eval "
+                     "and held-out splits)"),
+    ] = None,
+    policy: Annotated[
+        str | None, typer.Option("--policy", "-p", help="registered policy, or llm (with --model)")
+    ] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="your own policy, module:Class or factory")] = None,
+    model: Annotated[str | None, typer.Option(help="--policy llm: the model name the endpoint serves")] = None,
+    base_url: Annotated[str | None, typer.Option(help="--policy llm: OpenAI-compatible endpoint")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="--policy llm: environment variable holding the key")] = None,
+    temperature: Annotated[float | None, typer.Option(help="--policy llm: sampling temperature")] = None,
+    trials: Annotated[int, typer.Option(min=1, max=100, help="attempts per task (distinct policy seeds)")] = 8,
+    pass_threshold: Annotated[
+        float | None,
+        typer.Option("--pass-threshold", help="for a family without a pass/fail verdict: an episode passes when "
+                     "its primary score reaches this"),
+    ] = None,
+    episodes: Annotated[int | None, typer.Option(min=1, help="only the first N tasks of each split")] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="output directory (default: runs/calibration/<family>-<policy>)")
+    ] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
+    db: DbPath = DEFAULT_DB,
+    retry_errors: Annotated[
+        bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
+    ] = False,
+    max_steps: Annotated[int, typer.Option(min=1, help="step cap per episode (a failure)")] = DEFAULT_MAX_STEPS,
+    splits_dir: SplitsDir = None,
+    key_file: KeyFile = None,
+) -> None:
+    """Play every task of the splits K times with one policy; write pass rate, pass@k, pass^k, band and
+    pass@3 class per task, template and tier (calibration.json, calibration.md)."""
+    from salesgym.bench import runner
+
+    if (policy is None) == (agent is None):
+        _fail("give exactly one of --policy NAME (or --policy llm --model M) and --agent module:Class", 2)
+    llm_options: dict[str, object] = {"model": model, "base_url": base_url, "api_key_env": api_key_env,
+                                      "temperature": temperature}  # fmt: skip
+    try:
+        names = split or default_splits(family)
+        manifests = [_unlock(sp.load(n, splits_dir), key_file) for n in names]
+        for m in manifests:
+            found = runner.family_of(m.env_id)
+            if found != family:
+                raise BenchError(f"split {m.name!r} is a {found} split, not {family}")
+            _preflight(m)
+        suite = runner.policy_suite(family)
+        specs, added = resolve_policies([policy] if policy else None, [agent] if agent else None, llm_options, suite)
+        specs = [s for s in specs if s.name not in added]  # calibration plays the one policy; nothing normalises
+        backend = runner.make_backend("local", workers or os.cpu_count() or 1)
+    except PolicySpecError as e:
+        _fail(str(e), e.code)
+    except (sp.SplitError, BenchError) as e:
+        _fail(str(e))
+    name = specs[0].name
+    target = out_dir or Path("runs") / "calibration" / f"{family}-{name.replace(':', '_').replace('/', '_')}"
+    _check_out_dir(target, "the calibration")
+    store = _open_store(db)
+    tasks: list[cal.TaskCalibration] = []
+    runs: dict[str, str] = {}
+    try:
+        with _sigterm_stops():
+            for m in manifests:
+                layout = m.layout if episodes is None else m.layout[:episodes]
+                err.print(f"calibrate: {m.name} ({len(layout)} tasks) x {trials} trials with {name}",
+                          markup=False, highlight=False)  # fmt: skip
+                outcome = runner.run_benchmark(store, m, specs, backend, episodes=episodes, max_steps=max_steps,
+                                               trials=trials, retry_errors=retry_errors)  # fmt: skip
+                runs[m.name] = outcome.run.id
+                tasks += cal.calibrate_split(m.name, layout, store.episodes(outcome.run.id), name, pass_threshold)
+    except KeyboardInterrupt:
+        _fail("interrupted; finished episodes are saved: run the same command again to resume", 130)
+    except _Terminated:
+        _fail("terminated (SIGTERM); finished episodes are saved: run the same command again to resume", 143)
+    except (BenchError, StoreError, ValueError) as e:
+        _fail(str(e))
+    finally:
+        store.close()
+    import salesgym
+
+    words = getattr(salesgym.env_class(manifests[0].env_id), "SCENARIO_WORDS", {})
+    data = cal.report(name, trials, tasks, {"family": family, "family_word": words.get("family", "family"),
+                                            "splits": names, "runs": runs, "policy_spec": specs[0].to_dict()})
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "calibration.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        (target / "calibration.md").write_text(cal.markdown(data), encoding="utf-8")
+    except OSError as e:
+        _fail(_write_error(target, "the calibration", e))
+    s = data["summary"]
+    out.print(f"{s['tasks']} tasks, mean pass rate {s.get('rate', 0):.2f}; bands "
+              + ", ".join(f"{b} {n}" for b, n in s.get("bands", {}).items())
+              + f"; wrote {target / 'calibration.json'} and calibration.md", markup=False, highlight=False)  # fmt: skip
+    stopped = sum(t.stopped for t in tasks)
+    if stopped:
+        err.print(f"warning: the policy stopped {stopped} episode(s) before their end (counted as failed trials; "
+                  "an endpoint that is down stops every one: check `salesgym report`)", markup=False,
+                  highlight=False, soft_wrap=True)  # fmt: skip
+    errors = sum(t.errors for t in tasks)
+    if errors:  # written (an error counts as a failed trial), but not a calibration to ship
+        _fail(f"{errors} episode(s) ended in an error and count as failed trials; see `salesgym report` for the "
+              "runs above, fix and re-run with --retry-errors")  # fmt: skip
