@@ -788,13 +788,14 @@ def headcount_route(b: Builder, rng: Dice) -> dict[str, Any]:
     b.rows("prospecting.accounts")[acc["account_id"]] = {**acc, "headcount": headcount}
     prospect_for(b, p, tags=("webinar",))
     p["webinar_state"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)["id"]
+    old = add_state(b, p["prospect_id"], SEQUENCE_IDS["Exec Intro"], "finished", iso(b.start - timedelta(days=60)))
     big = headcount >= 1000
-    finish = {"tool": "sequence_state_finish", "args": {"id": p["webinar_state"]}}
-    look = {"tool": "sequence_state_search", "args": {"prospectId": p["prospect_id"]}}
     return {**p, "headcount": str(headcount),
             "sequence_id": EXCLUSIVE_SEQUENCE if big else SEQUENCE_IDS["SQL Outbound"],
             "webinar_expected": "finished" if big else "active",
-            "webinar_step": finish if big else look}  # the reference finishes it only when the rule needs it
+            # the reference finishes the webinar state only when the exclusive rule needs it; else it finishes an
+            # enrolment that is over already (idempotent: no change), so its calls are the same in both cases
+            "finish_id": p["webinar_state"] if big else old["id"]}
 
 
 def double_booking(b: Builder, rng: Dice) -> dict[str, Any]:

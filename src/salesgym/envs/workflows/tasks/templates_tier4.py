@@ -8,6 +8,8 @@ jq expressions see the instance's parameters as ``$name`` and the helpers of ``j
 
 from __future__ import annotations
 
+import dataclasses
+
 from salesgym.envs.workflows.population import RENEWAL_PIPELINE
 from salesgym.envs.workflows.tasks import fixtures_tier4 as fx
 from salesgym.envs.workflows.tasks.model import OUT, A, Change, F, FactSpec, Forbidden, P, Step, Template
@@ -1583,7 +1585,7 @@ CATALOGUE.add(
          call("hubspot-batch-update-objects", objectType="companies", inputs=[
              {"id": P("company_id"), "properties": {"numberofemployees": OUT(0, ".elements[0].headcount | "
                                                                                 "tostring")}}]),
-         update_contact(P("contact_id"), jobtitle=OUT(1, ".elements[0].title")), P("webinar_step"),
+         update_contact(P("contact_id"), jobtitle=OUT(1, ".elements[0].title")), finish("finish_id"),
          enrol([P("prospect_id")]), book(P("name"), P("email")), log_meeting([P("contact_id_int")], P("owner_int"))),
         read_only=("prospecting",), mechanisms=("four_apps", "exclusive_sequence", "enrichment", "conditional_rule"),
     ),
@@ -1852,3 +1854,69 @@ CATALOGUE.add(
         forbidden=(NO_INMAIL,), mechanisms=("four_apps", "teamlink", "single_use_link", "filter_and"),
     ),
 )
+
+
+# --- caps on the open change rules ----------------------------------------------------------------------------------
+# Each change rule without ids may touch at most as many records as the reference solution does (template id ->
+# {rule index: records}; the same on every seed), so enrolling everyone, a duplicate or an extra link, note,
+# list member or booking fails the invariant. Regenerate after editing a template's changes or solution.
+CAPS = {
+    "inbound-existing-records": {1: 1, 2: 2, 3: 1, 4: 1, 5: 1},
+    "inbound-opted-out-demo": {1: 1, 2: 2, 3: 1, 4: 1, 5: 1},
+    "inbound-exclusive-nurture": {1: 1, 2: 2, 3: 1, 5: 1, 6: 1},
+    "inbound-mislabelled-customer": {1: 1, 2: 2, 3: 1, 4: 1, 5: 1, 6: 1},
+    "inbound-new-company": {0: 1, 1: 1, 2: 1, 3: 4, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1},
+    "inbound-deep-dive-ask-tz": {0: 1, 1: 1, 4: 1},
+    "inbound-referral-link": {0: 1, 1: 1, 2: 4, 3: 1, 4: 1, 5: 1},
+    "inbound-region-routing": {1: 1, 2: 2, 3: 1, 4: 1, 5: 1, 6: 1},
+    "outbound-free-inmails": {0: 2, 1: 2, 2: 3, 3: 6, 4: 1, 5: 1},
+    "outbound-list-dedupe": {0: 2, 1: 2, 3: 4, 4: 3, 5: 3, 6: 1},
+    "outbound-champion-moved": {1: 1, 2: 1, 3: 4, 4: 1, 5: 1, 6: 1, 7: 1},
+    "outbound-locked-mailbox": {0: 2, 1: 1, 2: 6, 3: 2, 4: 2, 5: 1, 6: 1},
+    "outbound-private-sequence": {0: 1, 1: 1, 2: 1, 3: 10, 4: 1, 5: 1, 6: 1, 7: 1},
+    "outbound-disabled-sequence": {0: 2, 1: 1, 2: 6, 3: 2, 4: 2, 5: 1, 6: 1},
+    "outbound-region-campaign": {0: 2, 1: 4, 2: 2, 3: 2, 4: 2},
+    "outbound-inmail-reply": {0: 1, 1: 1, 2: 4, 4: 1, 5: 1},
+    "outbound-no-credit-fallback": {0: 1, 1: 1, 2: 1, 3: 1, 4: 2},
+    "pipeline-multi-thread": {0: 2, 2: 1, 3: 12, 4: 2, 5: 2, 6: 1, 7: 1},
+    "pipeline-demo-held": {0: 1, 1: 1, 2: 1, 3: 2, 6: 1},
+    "pipeline-no-show": {0: 1, 2: 1, 3: 2, 5: 1},
+    "pipeline-renewal-buyer": {0: 1, 2: 1, 3: 8, 4: 1, 5: 1, 6: 1, 7: 1},
+    "pipeline-won-kickoff": {2: 1, 3: 4, 5: 1, 6: 1, 7: 1},
+    "pipeline-lost-champion": {1: 1, 2: 2, 5: 1},
+    "pipeline-expansion-reply": {1: 1, 2: 1, 3: 8, 4: 1, 5: 1, 6: 1},
+    "pipeline-reschedule-ask": {0: 1, 2: 1, 3: 1, 4: 1, 5: 2, 7: 1},
+    "pipeline-booking-to-deal": {0: 1, 1: 1, 2: 1, 3: 8},
+    "reengage-evergreen": {1: 2, 3: 1},
+    "reengage-opted-out-inmail": {0: 1, 1: 1, 4: 1, 5: 2},
+    "reengage-reply-new-deal": {1: 1, 2: 1, 3: 8, 5: 1, 6: 1, 7: 1},
+    "reengage-follow-champion": {0: 1, 1: 2, 2: 1, 3: 2, 4: 1},
+    "reengage-bad-timing": {2: 2, 3: 1},
+    "reengage-bounced-email": {1: 1, 2: 2, 4: 1, 5: 1, 7: 1},
+    "reengage-churned-exec": {0: 1, 1: 1, 2: 1, 3: 10, 4: 1, 5: 1, 6: 1, 7: 1},
+    "reengage-nurture-block": {1: 1, 3: 1},
+    "handoff-sdr-to-ae": {1: 1, 2: 1, 3: 8, 5: 1, 6: 1, 7: 1, 8: 1},
+    "handoff-rep-leaving": {3: 2, 4: 1, 5: 2, 6: 2},
+    "handoff-territory-move": {1: 1, 2: 2, 4: 1, 5: 1, 6: 1},
+    "handoff-partner-referral": {0: 1, 1: 1, 2: 4, 3: 1, 4: 1, 5: 1},
+    "enrich-route-by-seniority": {1: 1, 2: 2, 3: 3, 4: 3, 5: 1, 6: 1},
+    "enrich-headcount-route": {2: 1, 3: 2, 4: 1, 6: 1, 7: 1},
+    "hygiene-double-booking": {1: 1, 2: 1, 3: 2},
+    "hygiene-job-change-sweep": {3: 1},
+    "hygiene-wrong-account": {1: 1, 2: 4, 4: 1, 5: 1, 6: 1},
+    "enrich-list-to-crm": {0: 2, 1: 1, 2: 6, 3: 2, 4: 2, 5: 1, 6: 1},
+    "hygiene-cancellation-recovery": {0: 1, 1: 1, 2: 2, 4: 1},
+    "hygiene-timezone-fix": {0: 1, 2: 1, 3: 1, 4: 1, 5: 2, 7: 1},
+    "pipeline-two-stakeholders": {0: 1, 2: 2, 3: 12, 4: 1, 5: 1, 6: 2, 7: 2},
+    "outbound-teamlink-intro": {0: 3, 1: 8, 2: 1, 3: 1, 4: 2, 5: 2},
+}
+
+
+def _capped(template: Template) -> Template:
+    caps = CAPS[template.id]
+    return dataclasses.replace(template, changes=tuple(
+        dataclasses.replace(c, most=caps[i]) if i in caps else c for i, c in enumerate(template.changes)))
+
+
+for _id in CAPS:  # in place: the catalogue's order is kept
+    CATALOGUE.templates[_id] = _capped(CATALOGUE.templates[_id])
