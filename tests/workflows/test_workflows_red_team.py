@@ -12,6 +12,7 @@ import salesgym
 from salesgym.agents.base import Episode
 from salesgym.agents.workflows.red_team import ATTACKS, RedTeam
 from salesgym.agents.workflows.sweep import sweep
+from salesgym.envs.workflows.tasks.model import resolve
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
 
@@ -75,11 +76,68 @@ def test_an_extra_single_use_link_fails_the_task() -> None:
     assert not env.score()["passed"]
 
 
-@pytest.mark.parametrize("template", ["sql-handoff", "abm-outreach", "dormant-winback", "new-exec-full-cycle",
-                                      "inbound-enterprise-4app"])
-def test_enrolling_everyone_fails_the_task(template: str) -> None:
-    score = _play(template, RedTeam(1, workflow(template, seed=1).hidden_truth(), attack="enrol-everyone"), 1)
+@pytest.mark.parametrize(("template", "seed"), [
+    *((t, 1) for t in ("sql-handoff", "abm-outreach", "dormant-winback", "new-exec-full-cycle",
+                       "inbound-enterprise-4app", "changed-jobs-sequence", "champion-left-replace",
+                       "existing-prospect-sequence",
+                       "list-to-sequence", "list-expansion-finance", "no-show-winback", "new-hire-link-outreach",
+                       "seq-prospects-no-upsert")),
+    ("handoff-locked-rep", 3)])  # fmt: skip
+def test_enrolling_everyone_fails_the_task(template: str, seed: int) -> None:
+    score = _play(template, RedTeam(seed, workflow(template, seed=seed).hidden_truth(), attack="enrol-everyone"), seed)
     assert not score["passed"] and score["violations"]
+
+
+@pytest.mark.parametrize("template", ["crm-close-lost-reason", "left-company-cleanup", "inmail-open-profile",
+                                      "new-hire-link-outreach", "inmail-reply-referral"])
+def test_a_second_record_of_a_create_fails_the_task(template: str) -> None:
+    """A second note, InMail or single-use link: the uncapped create rules admitted any number of them."""
+    score = _play(template, RedTeam(1, workflow(template, seed=1).hidden_truth(), attack="duplicate"), 1)
+    assert not score["passed"] and any("more than" in c.get("why", "") for c in score["invariant"]["unexpected"])
+
+
+def _bounce_note(env: Any, contact: int) -> dict[str, Any]:
+    return step(env, "hubspot-create-engagement", type="NOTE", ownerId=env._world.secret.params["owner_int"],
+                associations={"contactIds": [contact]},
+                metadata={"timestamp": env._world.secret.params["today"], "body": "Email bounced again."})  # fmt: skip
+
+
+def test_one_bounce_note_per_contact_passes_and_a_second_fails() -> None:
+    """A note on each bounced contact (one each, not the reference's shared one) passes; a second bounce note on a
+    contact is a duplicate, though the notes still fit the cap of one per contact."""
+    env = workflow("bounced-cleanup", seed=1)
+    play_reference(env, stop=2)  # the sequence states finished, no note yet
+    for contact in env._world.secret.params["bounced_ints"]:
+        assert _bounce_note(env, contact)["status"] == "ok"
+    assert env.score()["passed"]
+    env = workflow("bounced-cleanup", seed=1)
+    play_reference(env)
+    assert _bounce_note(env, env._world.secret.params["bounced_ints"][0])["status"] == "ok"
+    score = env.score()
+    assert not score["passed"] and not score["violations"]  # within the cap, caught by the assertion
+
+
+def test_a_referral_followed_without_replying_to_the_lead_fails() -> None:
+    """Dropping the reply (how the agent learns the referral's name) left every checked record in place."""
+    env = workflow("inmail-reply-referral", seed=1)
+    secret = env._world.secret
+    outputs: list[Any] = []
+    for action in secret.solution:
+        if action["tool"] == "reply_message":
+            outputs.append({})
+            continue
+        info = env.step(resolve(action, secret.params, outputs))[4]
+        outputs.append(info["tool_result"]["output"])
+    score = env.score()
+    reply = next(a for s in score["steps"] for a in s["assertions"] if a.get("rubric") == "the reply to the lead")
+    assert not score["passed"] and not reply["passed"]
+    assert score["invariant"]["passed"]  # every record the task asks for is there: only the reply is missing
+
+
+def test_a_lead_saved_to_another_list_fails_the_top_up() -> None:
+    score = _play("pros-list-topup", RedTeam(1, workflow("pros-list-topup", seed=1).hidden_truth(),
+                                             attack="extra-write"), 1)  # fmt: skip
+    assert not score["passed"] and score["invariant"]["unexpected"]
 
 
 def test_a_violation_voids_the_assertions_credit() -> None:

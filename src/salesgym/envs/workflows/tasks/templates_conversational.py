@@ -152,8 +152,8 @@ TEMPLATES: tuple[Template, ...] = (
                A("nobody else written to", ".prospecting.inmails | length", "equals", 2))),
          Step("crm", "note the referral", ("hubspot-search-objects", "hubspot-create-engagement"),
               (A("a note on the contact", 'engagements("notes"; $contact_id) | length', "gte", 1),))),
-        (Change("prospecting.inmails"), Change("prospecting.credits", ("update",), None, ("available",)),
-         Change("crm.notes"), Change("crm.associations")),
+        (Change("prospecting.inmails", most=2), Change("prospecting.credits", ("update",), None, ("available",)),
+         Change("crm.notes", most=1), Change("crm.associations")),
         (call("send_inmail", recipient_urn=F("urn:li:fs_salesProfile:{lead_id}"), subject=F("{product} for {company}"),
               body=F("Hi {lead_first}, our revenue analytics product {product} helps teams like {company} see their "
                      "pipeline clearly. Would a short call next week be useful?")),
@@ -173,7 +173,10 @@ TEMPLATES: tuple[Template, ...] = (
                     "Thanks for the note. I'm not the right person for this at {company}; someone on our revenue "
                     "operations side is. Happy to pass on their name if you ask.", sender_key="prospect",
                     when="[.prospecting.inmails[] | select(.lead_id == $lead_id)] | length == 1"),),
-        rubrics=(Rubric("the InMail", ".prospecting.inmails[] | select(.lead_id == $lead_id) | .body", 1,
+        # the reply is how the referral's name is learnt: a follow-up without it used a name nobody told
+        rubrics=(Rubric("the reply to the lead", ".text", 2, forbidden_claims=(NO_PRICE, NO_DISCOUNT, NO_GUARANTEE),
+                        max_len=600, tools=("reply_message",)),
+                 Rubric("the InMail", ".prospecting.inmails[] | select(.lead_id == $lead_id) | .body", 1,
                         must_mention=("analytics",), facts=(("company", P("company")), ("product", P("product"))),
                         forbidden_claims=(NO_PRICE, NO_DISCOUNT, NO_GUARANTEE), max_len=1200,
                         criteria="a short, polite introduction that asks for a conversation"),
@@ -202,7 +205,7 @@ TEMPLATES: tuple[Template, ...] = (
          Step("crm", "note the budget and the decision date", ("hubspot-create-engagement",),
               (A("a note on the deal", '. as $doc | [deal_named($deal_name) | .id] | map(. as $d | $doc | '
                  'linked("deals"; $d; "notes"; 213)[]) | length', "gte", 1),))),
-        (Change("crm.deals"), Change("crm.associations"), Change("crm.notes")),
+        (Change("crm.deals", most=1), Change("crm.associations"), Change("crm.notes", most=1)),
         (call("ask_requester", question="What budget did they give you?"),
          call("ask_requester", question="And when will they make a decision?"),
          call("hubspot-batch-create-objects", objectType="deals", inputs=[
