@@ -73,7 +73,7 @@ def test_an_agent_takes_the_split_by_task_and_scores_equal_the_in_process_run(se
     db = tmp_path / "runs.sqlite"
     remote = bench(tmp_path, db, "--from-service", server.url, "--name", "ev-remote", "-p", "expected-value")
     assert remote.returncode == 0, remote.stderr[-3000:]
-    assert "session(s) after the first 1 not scored" in remote.stderr
+    assert "attempt(s) after the first 1 not scored" in remote.stderr
     scored, local = metrics(db, "ev-remote"), metrics(db, "expected-value")
     assert set(scored) == {t.id for t in manifest.territories}
     assert scored == local  # every metric of every territory, the return included

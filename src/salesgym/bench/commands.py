@@ -487,7 +487,14 @@ def bench(
         typer.Option(help="score an agent's sessions of this split's tasks on a salesgym service at this URL "
                      f"(operator token in ${remote.TOKEN_ENV}; docs/serve.md)"),
     ] = None,
-    name: Annotated[str, typer.Option(help="--from-service: the agent's name on the leaderboard")] = "remote-agent",
+    from_record: Annotated[
+        list[Path] | None,
+        typer.Option(help="score the task episodes an MCP server recorded (salesgym mcp --task SPLIT/ID --record "
+                     "FILE); repeatable"),
+    ] = None,
+    name: Annotated[
+        str, typer.Option(help="--from-service / --from-record: the agent's name on the leaderboard")
+    ] = "remote-agent",
     trials: Annotated[int, typer.Option(min=1, help="play each territory K times (policy seeds differ)")] = 1,
     pass_threshold: PassThreshold = an.DEFAULT_PASS_THRESHOLD,
     episodes: Annotated[int | None, typer.Option(min=1, help="only the first N territories of the split")] = None,
@@ -549,8 +556,13 @@ def bench(
         suite = runner.policy_suite(env_family)
         collected: list[PolicySpec] = []
         notes: list[str] = []
+        if from_service is not None and from_record:
+            raise BenchError("give --from-service or --from-record, not both")
         if from_service is not None:
             spec, notes = remote.collect(from_service, manifest, trials, name)
+            collected.append(spec)
+        if from_record:
+            spec, notes = remote.from_records(from_record, manifest, trials, name)
             collected.append(spec)
         specs, added = resolve_policies(policy, agent, llm_options, suite, collected)
         n_workers = workers or os.cpu_count() or 1

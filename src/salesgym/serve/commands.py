@@ -85,25 +85,33 @@ def _check_env(env_id: str, seed: int, kwargs: dict[str, Any]) -> None:
 
 
 def mcp(
-    env_id: Annotated[str, typer.Argument(help="a registered environment id")] = "territory-debug-v0",
-    seed: Annotated[int, typer.Option(min=0, help="world seed of every episode")] = 0,
-    kwargs: Annotated[str, typer.Option(help="JSON object of make() arguments")] = "{}",
+    env_id: Annotated[str | None, typer.Argument(help="a registered environment id (default territory-debug-v0)",
+                                                 show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(min=0, help="world seed of every episode (default 0)")] = None,
+    kwargs: Annotated[str | None, typer.Option(help="JSON object of make() arguments")] = None,
+    task: Annotated[str | None, typer.Option(help="a benchmark task, SPLIT/ID: its world and seed are picked here "
+                                             "and never shown; score the record with salesgym bench --from-record "
+                                             "(instead of ENV_ID, --seed, --kwargs)")] = None,
     transport: Annotated[str, typer.Option(help="stdio, or http (streamable HTTP at /mcp)")] = "stdio",
     host: Annotated[str, typer.Option(help="http: address; beyond loopback, agent tokens are required")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="http: TCP port")] = 8766,
-    record: Annotated[Path | None, typer.Option(help="append each finished episode (calls, event-log hash, "
-                                                "score) to this JSON-lines file: the operator's copy")] = None,
+    record: Annotated[Path | None, typer.Option(help="append each episode when it ends or its connection does "
+                                                "(calls, event-log hash, score) to this JSON-lines file: the "
+                                                "operator's copy")] = None,
     tokens_file: Annotated[Path | None, typer.Option(help="http: tokens file, as for serve")] = None,
 ) -> None:
     """Serve one environment's tools over MCP: one episode per connection (docs/serve.md)."""
     _need("mcp", "mcp")
     if transport not in ("stdio", "http"):
         _fail(f"--transport must be stdio or http, got {transport!r}", 2)
-    args = _kwargs(kwargs)
-    _check_env(env_id, seed, args)
     from salesgym.serve.mcp_server import Episodes, EpisodeSpec
 
-    episodes = Episodes(EpisodeSpec(env_id, seed, args), record)
+    if task is not None:
+        spec = _task_spec(task, given=env_id is not None or seed is not None or kwargs is not None)
+    else:
+        spec = EpisodeSpec(env_id or "territory-debug-v0", seed or 0, _kwargs(kwargs or "{}"))
+        _check_env(spec.env_id, spec.seed, spec.kwargs)
+    episodes = Episodes(spec, record)
     if transport == "stdio":
         import anyio
 
@@ -132,6 +140,26 @@ def mcp(
         uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
     except OSError as err:
         _fail(f"cannot serve on {host}:{port}: {err.strerror or err}")
+    finally:
+        episodes.flush()
+
+
+def _task_spec(task: str, given: bool) -> Any:
+    """The episodes of one benchmark task (``SPLIT/ID``), resolved as the HTTP service resolves them."""
+    from salesgym.serve.mcp_server import EpisodeSpec
+    from salesgym.serve.sessions import ServiceError
+    from salesgym.serve.tasks import resolve
+
+    if given:
+        _fail("--task picks the environment, its arguments and its seed: give it without ENV_ID, --seed, --kwargs", 2)
+    split, slash, task_id = task.partition("/")
+    if not (split and slash and task_id):
+        _fail(f"--task is SPLIT/ID (e.g. eval/eval-003), got {task!r}", 2)
+    try:
+        found = resolve(split, task_id)
+    except ServiceError as err:
+        _fail(err.detail)
+    return EpisodeSpec(found.env_id, found.seed, found.kwargs, found.ref, found.split_sha256)
 
 
 def play(

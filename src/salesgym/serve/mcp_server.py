@@ -17,6 +17,7 @@ the HTTP server declines ``server/discover`` and clients fall back to the handsh
 
 from __future__ import annotations
 
+import fcntl
 import json
 import time
 from collections.abc import Callable
@@ -41,6 +42,7 @@ class Episode:
     actions: list[Any] = field(default_factory=list)
     done: bool = False
     last_used: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=time.time)  # a task's trials are counted in the order they started
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class EpisodeSpec:
     env_id: str
     seed: int
     kwargs: dict[str, Any] = field(default_factory=dict)
+    task: str | None = None  # "split/task id" when the episodes are a benchmark task's (serve/tasks.py)
+    split_sha256: str | None = None
 
     def make(self) -> Any:
         env = salesgym.make(self.env_id, **self.kwargs)
@@ -68,7 +72,7 @@ class Episodes:
         if episode is None:
             clock = time.monotonic()
             for k in [k for k, e in self.live.items() if clock - e.last_used > self.idle_s]:
-                del self.live[k]
+                self._drop(k)
             if len(self.live) >= self.max_episodes:
                 raise MCPError(types.INVALID_REQUEST, "the server has no room for another episode")
             episode = self.live[key] = Episode(self.spec.make())
@@ -90,13 +94,30 @@ class Episodes:
         return types.CallToolResult(content=[types.TextContent(type="text", text=obs["text"])],
                                     structured_content=body, is_error=result["status"] == "error")
 
+    def flush(self) -> None:
+        """Record every episode still open (a connection that ended before its episode did) and drop it: an
+        attempt at a benchmark task counts whether or not the agent finished it."""
+        for key in list(self.live):
+            self._drop(key)
+
+    def _drop(self, key: str) -> None:
+        episode = self.live.pop(key)
+        if not episode.done:
+            self._write(episode)
+
     def _write(self, episode: Episode) -> None:
         if self.record is None:
             return
         env, spec = episode.env, self.spec
         line = {"env_id": spec.env_id, "seed": spec.seed, "kwargs": spec.kwargs, "steps": len(episode.actions),
-                "actions": episode.actions, "event_log_hash": env.event_log_hash(), "score": env.score()}
-        with self.record.open("a") as out:
+                "finished": episode.done, "started": episode.started, "actions": episode.actions,
+                "event_log_hash": env.event_log_hash(), "score": env.score()}
+        if spec.task is not None:
+            from salesgym.serve.tasks import code
+
+            line |= {"task": spec.task, "split_sha256": spec.split_sha256, "code": code()}
+        with self.record.open("a") as out:  # one locked append: several stdio servers may share the file
+            fcntl.flock(out, fcntl.LOCK_EX)
             out.write(json.dumps(line) + "\n")
 
 
@@ -153,8 +174,11 @@ async def serve_stdio(episodes: Episodes) -> None:
     from mcp.server.stdio import stdio_server
 
     server = build_server(episodes, _single)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        episodes.flush()
 
 
 def http_app(episodes: Episodes, host: str, agent_check: Callable[[str | None], bool] | None = None) -> Any:

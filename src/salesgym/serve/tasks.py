@@ -24,6 +24,7 @@ class Task:
     env_id: str
     kwargs: dict[str, Any]
     seed: int
+    split_sha256: str = ""
 
     @property
     def ref(self) -> str:
@@ -72,4 +73,5 @@ def resolve(split: str, task_id: str) -> Task:
     entry = next((t for t in manifest.territories if t.id == task_id), None)
     if entry is None:
         raise ServiceError(404, "unknown_task", f"split {split!r} has no task {task_id!r}; GET /benchmark/{split}")
-    return Task(manifest.name, entry.id, manifest.env_id, territory_kwargs(entry, manifest.env_id), entry.seed)
+    return Task(manifest.name, entry.id, manifest.env_id, territory_kwargs(entry, manifest.env_id), entry.seed,
+                manifest.sha256)
