@@ -9,6 +9,7 @@ import importlib.util
 _STACK_MODULES = {
     "src/salesgym/adapters/openenv.py": "openenv",
     "src/salesgym/adapters/skyrl.py": "skyrl_gym",
+    "src/salesgym/adapters/verl_curriculum.py": "verl",
     "src/salesgym/adapters/verifiers_v1.py": "verifiers",
     "src/salesgym_verifiers/__init__.py": "verifiers",
 }

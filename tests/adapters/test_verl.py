@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -26,6 +27,7 @@ import verl  # noqa: E402
 from hydra import compose, initialize_config_dir  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 from token_fakes import PREFIX, THINK, call_text, make_tokenizer, tiny_model  # noqa: E402
+from torchdata.stateful_dataloader import StatefulDataLoader  # noqa: E402
 from transformers import LogitsProcessor, LogitsProcessorList  # noqa: E402
 from verl.experimental.agent_loop.agent_loop import (  # noqa: E402
     AgentLoopOutput,
@@ -36,12 +38,15 @@ from verl.experimental.agent_loop.agent_loop import (  # noqa: E402
 )
 from verl.protocol import DataProto  # noqa: E402
 from verl.tools.schemas import OpenAIFunctionToolSchema  # noqa: E402
-from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn  # noqa: E402
+from verl.trainer.ppo.ray_trainer import RayPPOTrainer  # noqa: E402
+from verl.trainer.ppo.utils import create_rl_dataset, create_rl_sampler  # noqa: E402
+from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn, get_dataset_class  # noqa: E402
 from verl.workers.rollout.replica import TokenOutput  # noqa: E402
 
 import salesgym  # noqa: E402
 from salesgym.adapters.clients import TransformersClient  # noqa: E402
 from salesgym.adapters.verl import AGENT_NAME, TASK_KEY, SalesgymAgentLoop, Task, split_tasks, write_dataset  # noqa: E402
+from salesgym.adapters.verl_curriculum import CurriculumDataset  # noqa: E402
 from salesgym.adapters.verl_tools import FlatTools  # noqa: E402
 from salesgym.agents.base import Episode, Policy  # noqa: E402
 from salesgym.agents.territory import oracle  # noqa: E402
@@ -424,3 +429,224 @@ def test_recipe_keys_exist_in_verls_default_config() -> None:
     assert composed.actor_rollout_ref.rollout.agent.default_agent_loop == AGENT_NAME
     assert composed.algorithm.adv_estimator == "grpo" and composed.actor_rollout_ref.model.lora_rank > 0
     assert os.path.basename(composed.actor_rollout_ref.rollout.agent.agent_loop_config_path) == "agent_loops.yaml"
+
+
+# --- the curriculum as verl's dataset ---------------------------------------------------------------------
+
+SMALL = {"n_opportunities": 4, "horizon_days": 30}
+TEST_CURRICULUM = {
+    "tasks": 48, "env_id": "territory-v0", "seed": 7,
+    "stages": [{"name": "debug", "make_kwargs": SMALL, "steps": 50, "promote_score": 70.0, "window": 8},
+               {"name": "small", "make_kwargs": {"n_opportunities": 6, "horizon_days": 30}}],
+    "mining_share": 0.5, "mining_pool": 3, "mining_min_seen": 4, "ablations": [],
+}  # fmt: skip
+
+
+def curriculum_file(tmp_path: Path, name: str = "curriculum", **changes: Any) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(json.dumps({**TEST_CURRICULUM, **changes}))  # JSON is YAML
+    return path
+
+
+def recipe_config(model_dir: Path, files: Sequence[Path], *overrides: str) -> DictConfig:
+    """The shipped recipe composed as verl's trainer composes it, with this test's model, lengths, batch size
+    and curriculum files."""
+    listed = ",".join(str(f) for f in files)
+    with initialize_config_dir(config_dir=str(RECIPE), version_base=None):
+        return compose(config_name="salesgym_grpo_lora", overrides=[
+            f"actor_rollout_ref.model.path={model_dir}", f"data.train_files=[{listed}]",
+            "actor_rollout_ref.rollout.prompt_length=32768", "actor_rollout_ref.rollout.response_length=32768",
+            f"actor_rollout_ref.rollout.agent.agent_loop_config_path={RECIPE / 'agent_loops.yaml'}",
+            "data.train_batch_size=4", "actor_rollout_ref.rollout.n=2", *overrides])  # fmt: skip
+
+
+def train_loader(config: DictConfig, tok: Any) -> StatefulDataLoader:
+    """The training dataloader exactly as verl's legacy trainer builds it (main_ppo_v0, RayPPOTrainer)."""
+    data = config.data
+    dataset = create_rl_dataset(data.train_files, data, tok, None, is_train=True,
+                                max_samples=data.get("train_max_samples", -1))  # fmt: skip
+    return StatefulDataLoader(dataset=dataset, batch_size=data.get("gen_batch_size") or data.train_batch_size,
+                              num_workers=data["dataloader_num_workers"], drop_last=True, collate_fn=collate_fn,
+                              sampler=create_rl_sampler(data, dataset))  # fmt: skip
+
+
+def returns_by_seed(seed: int) -> float:
+    """A stand-in policy's return, lower for some worlds than others (seed-determined)."""
+    return float(seed % 97)
+
+
+def emitted(gen_batch: DataProto, returns: Callable[[int], float]) -> DataProto:
+    """The fields the salesgym agent loop emits for ``gen_batch`` (world id, seed and return per episode)."""
+    tasks = [Task.from_json(info[TASK_KEY]) for info in gen_batch.non_tensor_batch["extra_info"]]
+    rets = [returns(t.seed) for t in tasks]
+    return DataProto.from_dict(
+        tensors={"rm_scores": torch.tensor(rets, dtype=torch.float32).unsqueeze(-1)},
+        non_tensors={"world_id": np.array([t.world_id for t in tasks], dtype=object),
+                     "seed": np.array([t.seed for t in tasks], dtype=object),
+                     "episode_return": np.array(rets, dtype=object)})  # fmt: skip
+
+
+def trainer_step(
+    config: DictConfig, batch_dict: dict[str, Any], generate: Callable[[DataProto], DataProto]
+) -> DataProto:
+    """One step of verl's legacy ``RayPPOTrainer.fit`` up to the batch it hands ``on_batch_end``: the uid, the
+    generation batch (verl's own ``_get_gen_batch``), ``rollout.n`` copies of each row, the union."""
+    batch = DataProto.from_single_dict(batch_dict)
+    batch.non_tensor_batch["uid"] = np.array([str(i) for i in range(len(batch))], dtype=object)
+    gen_batch = RayPPOTrainer._get_gen_batch(None, batch)
+    n = config.actor_rollout_ref.rollout.n
+    out = generate(gen_batch.repeat(repeat_times=n, interleave=True))
+    return batch.repeat(repeat_times=n, interleave=True).union(out)
+
+
+def train(
+    config: DictConfig, tok: Any, returns: Callable[[int], float] = returns_by_seed
+) -> tuple[Any, list[dict[str, Any]]]:
+    """Every step of one epoch, each batch's returns handed back as the legacy trainer does; the dataset
+    and the rows it handed out, in order."""
+    loader = train_loader(config, tok)
+    rows: list[dict[str, Any]] = []
+    for batch_dict in loader:
+        rows += [dict(info) for info in batch_dict["extra_info"]]
+        batch = trainer_step(config, batch_dict, lambda gen: emitted(gen, returns))
+        loader.dataset.on_batch_end(batch=batch)
+    return loader.dataset, rows
+
+
+def test_recipe_builds_the_curriculum_through_verls_factory(model_dir: Path, tok: Any, tmp_path: Path) -> None:
+    config = recipe_config(model_dir, [RECIPE / "curriculum.yaml"])
+    assert get_dataset_class(config.data) is CurriculumDataset and config.trainer.use_v1 is False
+    train_set = create_rl_dataset(config.data.train_files, config.data, tok, None, is_train=True)
+    spec = OmegaConf.to_container(OmegaConf.load(RECIPE / "curriculum.yaml"))
+    assert isinstance(train_set, CurriculumDataset) and isinstance(spec, dict) and len(train_set) == spec["tasks"]
+    assert train_set.sampler is not None and [s.name for s in train_set.sampler.stages] == [
+        s["name"] for s in spec["stages"]]  # fmt: skip
+    assert train_set.sampler.config.scenarios  # the train split's families and templates
+    val_path = write_dataset(tmp_path / "eval.parquet", split_tasks("debug"))
+    val_set = create_rl_dataset(str(val_path), config.data, tok, None, is_train=False)  # the same class, as rows
+    assert (
+        isinstance(val_set, CurriculumDataset) and val_set.sampler is None and len(val_set) == len(split_tasks("debug"))
+    )
+    assert Task.from_json(val_set[0]["extra_info"][TASK_KEY]) == split_tasks("debug")[0]
+
+
+def test_curriculum_rows_play_through_verls_worker(model_dir: Path, tok: Any, tmp_path: Path) -> None:
+    """Curriculum batches played by verl's AgentLoopWorker: the returns the worker reports are what the
+    curriculum records for each world, a group's copies each counting."""
+    config = recipe_config(model_dir, [curriculum_file(tmp_path, tasks=4)])
+    loader = train_loader(config, tok)
+    week = {"tool": "wait", "args": {"hours": None, "until": "next_week"}}
+    worker = AgentLoopWorker(config, ScriptServer(tok, Scripted([week])))
+    batch_dict = next(iter(loader))
+    batch = trainer_step(config, batch_dict, lambda gen: asyncio.run(worker.generate_sequences(gen)))
+    dataset = loader.dataset
+    dataset.on_batch_end(batch=batch)
+
+    assert len(batch) == 8 and set(batch.non_tensor_batch["end"]) == {"terminated"}
+    for info in batch_dict["extra_info"]:
+        task = dataset.issued[Task.from_json(info[TASK_KEY]).world_id]
+        expected = direct_return(Task(task.env_id, task.seed, make_kwargs=task.make_kwargs), [week] * 32, 32)[0]
+        assert dataset.sampler._scores[task.key] == pytest.approx([expected, expected])
+    assert dataset.sampler._recent and len(dataset.sampler._recent) == 8
+
+    # one world, one episode, the oracle's opening moves: a return that is not zero reaches the curriculum
+    config = recipe_config(model_dir, [curriculum_file(tmp_path, "one", tasks=1)], "data.train_batch_size=1",
+                           "actor_rollout_ref.rollout.n=1")  # fmt: skip
+    loader = train_loader(config, tok)
+    batch_dict = next(iter(loader))
+    task = Task.from_json(batch_dict["extra_info"][0][TASK_KEY])
+    turns = config.actor_rollout_ref.rollout.multi_turn.max_assistant_turns
+    actions = reference_actions(task, lambda truth: oracle.Oracle(0, truth))[0][:turns]
+    expected = direct_return(task, actions, turns)[0]
+    worker = AgentLoopWorker(config, ScriptServer(tok, Scripted(actions)))
+    batch = trainer_step(config, batch_dict, lambda gen: asyncio.run(worker.generate_sequences(gen)))
+    loader.dataset.on_batch_end(batch=batch)
+    assert expected != 0 and batch.batch["rm_scores"][0].sum().item() == pytest.approx(expected)
+    assert list(loader.dataset.sampler._recent) == pytest.approx([expected])
+
+
+def test_curriculum_promotes_and_mines_the_lowest(model_dir: Path, tok: Any, tmp_path: Path) -> None:
+    stages = [
+        {"name": "debug", "make_kwargs": SMALL, "steps": 5},
+        {"name": "small", "make_kwargs": {"n_opportunities": 6, "horizon_days": 30}, "promote_score": 1e9},
+    ]
+    config = recipe_config(model_dir, [curriculum_file(tmp_path, stages=stages)])
+    dataset, rows = train(config, tok)
+
+    assert len(rows) == 48 and dataset.sampler.promotions == [(5, "small")]  # 4 tasks a step: rows 20+ are "small"
+    assert [r["stage"] for r in rows] == ["debug"] * 20 + ["small"] * 28
+    seen: dict[str, dict[int, float]] = {}
+    mined = 0
+    for row in rows:  # a mined world is one of the 3 lowest-returning worlds of its stage recorded so far
+        task = Task.from_json(row[TASK_KEY])
+        stage = seen.setdefault(row["stage"], {})
+        if row["mined"]:
+            mined += 1
+            assert task.seed in sorted(stage, key=lambda s: (stage[s], s))[:3]
+        if row["index"] % 4 == 3:  # the step's returns come back after its last row
+            stage.update({Task.from_json(r[TASK_KEY]).seed: returns_by_seed(Task.from_json(r[TASK_KEY]).seed)
+                          for r in rows[: row["index"] + 1] if r["stage"] == row["stage"]})  # fmt: skip
+    assert mined >= 8  # half of the rows once 4 worlds have scores
+
+
+def test_curriculum_promotes_by_score(model_dir: Path, tok: Any, tmp_path: Path) -> None:
+    config = recipe_config(model_dir, [curriculum_file(tmp_path)])  # promote at a mean return of 70 over 8
+    _, low = train(config, tok, lambda _seed: 10.0)
+    dataset, high = train(config, tok, lambda _seed: 80.0)
+    assert {r["stage"] for r in low} == {"debug"}
+    # step 0's 4 worlds x 2 copies fill the window: promoted at the last step seen, the next step is "small"
+    assert dataset.sampler.promotions == [(0, "small")] and [r["stage"] for r in high] == ["debug"] * 4 + ["small"] * 44
+
+
+def test_curriculum_is_deterministic_by_seed(model_dir: Path, tok: Any, tmp_path: Path) -> None:
+    key = [TASK_KEY, "stage", "mined"]
+    one = [[r[k] for k in key] for r in train(recipe_config(model_dir, [curriculum_file(tmp_path)]), tok)[1]]
+    two = [[r[k] for k in key] for r in train(recipe_config(model_dir, [curriculum_file(tmp_path)]), tok)[1]]
+    other = [[r[k] for k in key] for r in train(recipe_config(model_dir, [curriculum_file(tmp_path, seed=8)]), tok)[1]]
+    assert one == two and one != other and any(mined for _, _, mined in one)
+
+
+@pytest.mark.parametrize("ablation", ["no_curriculum", "no_failure_mining", "no_shaping"])
+def test_curriculum_ablations_are_switches(model_dir: Path, tok: Any, tmp_path: Path, ablation: str) -> None:
+    """Each shipped ablation file, added to data.train_files, turns off only what it names."""
+    base = train(recipe_config(model_dir, [curriculum_file(tmp_path)]), tok)[1]
+    ablated = train(
+        recipe_config(model_dir, [curriculum_file(tmp_path), RECIPE / "ablations" / f"{ablation}.yaml"]), tok
+    )[1]
+    tasks = [Task.from_json(r[TASK_KEY]) for r in ablated]
+    if ablation == "no_curriculum":  # every world from the last stage
+        assert {r["stage"] for r in ablated} == {"small"} and {t.make_kwargs["n_opportunities"] for t in tasks} == {6}
+    else:
+        assert [r["stage"] for r in ablated] == [r["stage"] for r in base]
+    if ablation == "no_failure_mining":  # fresh worlds only, the same fresh worlds as with mining
+        assert not any(r["mined"] for r in ablated) and any(r["mined"] for r in base)
+        fresh = [(i, r[TASK_KEY]) for i, r in enumerate(base) if not r["mined"]]
+        assert all(ablated[i][TASK_KEY] == text for i, text in fresh)
+    else:
+        assert any(r["mined"] for r in ablated)
+    assert all(
+        t.make_kwargs.get("ablation") == (["sparse_reward"] if ablation == "no_shaping" else None) for t in tasks
+    )
+
+
+def test_curriculum_refusals(model_dir: Path, tok: Any, tmp_path: Path) -> None:
+    path = curriculum_file(tmp_path)
+    with pytest.raises(ValueError, match="dataloader_num_workers=0"):
+        train_loader(recipe_config(model_dir, [path], "data.dataloader_num_workers=2"), tok)
+    with pytest.raises(ValueError, match="not both"):
+        train_loader(recipe_config(model_dir, [path, write_dataset(tmp_path / "r.parquet", split_tasks("debug"))]), tok)
+    with pytest.raises(ValueError, match="tasks"):
+        train_loader(recipe_config(model_dir, [curriculum_file(tmp_path, "none", tasks=0)]), tok)
+    with pytest.raises(ValueError, match="unknown training ablation"):
+        train_loader(recipe_config(model_dir, [curriculum_file(tmp_path, "bad", ablations=["no_reward"])]), tok)
+    with pytest.raises(ValueError, match="cannot read"):
+        train_loader(recipe_config(model_dir, [tmp_path / "missing.yaml"]), tok)
+    config = recipe_config(model_dir, [path])
+    loader = train_loader(config, tok)
+    batch_dict = next(iter(loader))
+    with pytest.raises(ValueError, match="salesgym agent loop"):
+        loader.dataset.on_batch_end(batch=DataProto.from_single_dict(batch_dict))
+    stranger = trainer_step(config, batch_dict, lambda gen: emitted(gen, returns_by_seed))
+    stranger.non_tensor_batch["world_id"] = np.array(["elsewhere"] * len(stranger), dtype=object)
+    with pytest.raises(ValueError, match="never handed out"):
+        loader.dataset.on_batch_end(batch=stranger)
