@@ -18,8 +18,9 @@ import gc
 import json
 import statistics
 import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import REFERENCE, best_of
 
 import salesgym
 from salesgym.agents import make_policy
@@ -27,23 +28,8 @@ from salesgym.agents.base import rollout
 
 ENV_ID, N_LEADS, SHIFT_DAYS = "desk-v0", 100, 2
 TARGETS = {"reset_ms": 2.0, "step_us": 50.0, "clone_ms": 0.1}
-REFERENCE = {"leads": [{"id": f"L{i:03d}", "age": 30 + i, "income": 90_000 + i, "band": "$100-200",
-                        "status": "new", "calls": i % 3} for i in range(24)]}  # fmt: skip
 
 
-def best_of(fn: Callable[[], Any], repeat: int, number: int) -> float:
-    """Seconds per call: the best of ``repeat`` batches of ``number`` calls (garbage collection off)."""
-    gc.disable()
-    try:
-        times = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            for _ in range(number):
-                fn()
-            times.append((time.perf_counter() - t) / number)
-        return min(times)
-    finally:
-        gc.enable()
 
 
 def actions(policy: str, seed: int) -> list[Any]:

@@ -21,8 +21,9 @@ import gc
 import json
 import statistics
 import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import REFERENCE, best_of
 
 import salesgym
 from salesgym.envs.workflows.tasks.model import resolve
@@ -30,22 +31,8 @@ from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
 TARGETS = {"reset_ms": 5.0, "step_us": 100.0}
 REPLAYS = 5
-REFERENCE = {"leads": [{"id": f"L{i:03d}", "age": 30 + i, "income": 90_000 + i, "band": "$100-200",
-                        "status": "new", "calls": i % 3} for i in range(24)]}  # fmt: skip
 
 
-def best_of(fn: Callable[[], Any], repeat: int, number: int) -> float:
-    gc.disable()
-    try:
-        times = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            for _ in range(number):
-                fn()
-            times.append((time.perf_counter() - t) / number)
-        return min(times)
-    finally:
-        gc.enable()
 
 
 def solutions() -> list[tuple[str, int, list[dict[str, Any]]]]:

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import timing
 
 STEPS_PER_EPISODE = 400
 EPISODES = 2
@@ -60,15 +59,7 @@ def child(mode: str, path: Path) -> None:
 
 
 def instructions(mode: str, path: Path) -> int:
-    out = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         sys.executable, __file__, "--child", mode, "--calls", str(path)],
-        capture_output=True, text=True, check=True, env=os.environ,
-    )  # fmt: skip
-    match = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
-    if match is None:
-        raise RuntimeError(f"no instruction count in valgrind's output:\n{out.stderr[-2000:]}")
-    return int(match.group(1).replace(",", ""))
+    return timing.instructions(__file__, mode, path)
 
 
 def main(argv: list[str] | None = None) -> int:

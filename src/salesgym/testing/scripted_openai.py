@@ -330,18 +330,10 @@ class ScriptedOpenAI:
             record: dict[str, Any] = {"seed": key, "body": body, "t": arrived, "move": None, "usage": None,
                                       "generation": self._generation.get(key, 0)}  # fmt: skip
             self.requests.append(record)
-            script = self._scripts.get(key)
-            if script is None:
-                record["status"] = 400
-                return None, 400, _error(f"no script for seed {key}", "invalid_request_error")
-            index = self._cursor[key]
-            if index >= len(script):
-                record["status"] = 400
-                return None, 400, _error(f"the script for seed {key} has no move left ({len(script)} moves)",
-                                         "invalid_request_error")  # fmt: skip
-            self._cursor[key] = index + 1
-            move = script[index]
-            record["move"], record["index"] = move, index
+            move, status, payload = self._take(key, record)
+            if move is None:
+                return move, status, payload
+            index = record["index"]
             if "status" in move or move.get("drop"):
                 record["status"] = int(move.get("status", 200))
                 if "status" in move:
