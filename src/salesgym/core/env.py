@@ -138,6 +138,18 @@ class Family(Protocol[W, S]):
     def score(self, world: W, state: S, log: EventLog, verifier: Verifier) -> dict[str, Any]: ...
 
 
+class Tally(Protocol):
+    """A family's verdict kept as events arrive (optional: a family with ``new_tally(world, verifier)``). The
+    engine feeds it every event as it is appended, forks it with the state for a clone, and ``score()`` reads
+    its ``verdict()`` instead of asking the family to re-read the whole log."""
+
+    def add(self, event: Event) -> None: ...
+
+    def fork(self) -> Tally: ...
+
+    def verdict(self) -> dict[str, Any]: ...
+
+
 @dataclass(slots=True)
 class Context(Generic[W, S]):
     """What rules and tool handlers may touch: the world, the state, and ways to emit events."""
@@ -149,6 +161,7 @@ class Context(Generic[W, S]):
     _verifier: Verifier
     _pending_draws: list[tuple[str, ...]]
     provenance: str  # stamped on every event: which family and world seed produced it
+    tally: Tally | None = None  # the family's running verdict, fed every event
 
     @property
     def now(self) -> float:
@@ -169,6 +182,8 @@ class Context(Generic[W, S]):
         event = Event(state.seq, state.now if time is None else time, kind, actor, body, self.provenance)
         self.log.append(event)
         apply_event(self.family, state, self.world, event)
+        if self.tally is not None:
+            self.tally.add(event)
         return event
 
     def issue_evidence(self, kind: str, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:
@@ -262,6 +277,7 @@ class Environment(Generic[W, S]):
         self._provenance = ""
         self._last_obs: Observation = {}
         self._context: Context[W, S] | None = None
+        self._tally: Tally | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def reset(
@@ -289,6 +305,8 @@ class Environment(Generic[W, S]):
         self._log = EventLog()
         self._verifier = Verifier(self._secret, world.seed, self.family.evidence_kinds)
         self._provenance = f"{self.family.name}:{world.seed}"
+        new_tally: Callable[[W, Verifier], Tally] | None = getattr(self.family, "new_tally", None)
+        self._tally = new_tally(world, self._verifier) if new_tally is not None else None
         self._context = None
         ctx = self._ctx()
         ctx.emit("episode_started", "env", {"world": world.public()})
@@ -410,6 +428,7 @@ class Environment(Generic[W, S]):
         twin.__dict__.update(self.__dict__)
         twin._state = state.fork()
         twin._log = self._log.fork()
+        twin._tally = self._tally.fork() if self._tally is not None else None
         twin._context = None  # built on first use, around the twin's own state and log
         return twin
 
@@ -430,10 +449,15 @@ class Environment(Generic[W, S]):
         return self._log.digest()
 
     def score(self) -> dict[str, Any]:
-        """The verifier's authoritative report; ``verifier_key`` says whether a deployment key signed it."""
+        """The verifier's authoritative report; ``verifier_key`` says whether a deployment key signed it. A family
+        with a running verdict (``Tally``) answers from it, at a cost that does not grow with the log."""
         state, world = self._require()
         assert self._verifier is not None
-        return {**self.family.score(world, state, self._log, self._verifier), "verifier_key": self._key_kind}
+        if self._tally is not None:
+            report = self._tally.verdict()
+        else:
+            report = self.family.score(world, state, self._log, self._verifier)
+        return {**report, "verifier_key": self._key_kind}
 
     def hidden_truth(self) -> dict[str, Any]:
         _, world = self._require()
@@ -464,5 +488,7 @@ class Environment(Generic[W, S]):
         if ctx is None:  # one per episode (and per clone), not one per step
             state, world = self._require()
             assert self._verifier is not None
-            ctx = self._context = Context(world, state, self.family, self._log, self._verifier, [], self._provenance)
+            ctx = self._context = Context(
+                world, state, self.family, self._log, self._verifier, [], self._provenance, self._tally
+            )
         return ctx

@@ -79,7 +79,11 @@ class TerritoryRules:
         return reward.step_reward(self.reward_config, ctx.state, ctx.world, phi_before, phi_after, started, new)
 
     def score(self, world: TerritoryWorld, s: TerritoryState, log: EventLog, v: Verifier) -> dict[str, Any]:
-        return verifier.score(world, log, v)
+        return verifier.score(world, log, v)  # a whole log re-read; the environment keeps a running tally instead
+
+    @staticmethod
+    def new_tally(world: TerritoryWorld, v: Verifier) -> verifier.Tally:
+        return verifier.Tally(world, v)
 
 
 class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):

@@ -8,14 +8,15 @@ evidence passed in must already be proof-checked by the caller.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from salesgym.core.evidence import Evidence
 from salesgym.envs.territory.contract import DISQUALIFIED, MILESTONES
 from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory.world import Opportunity, TerritoryWorld
 
-__all__ = ["AUTHORITY_MIN", "DISQUALIFIED", "MILESTONES", "final_discount", "reached"]
+__all__ = ["AUTHORITY_MIN", "DISQUALIFIED", "MILESTONES", "final_discount", "first_times", "qualifying_keys", "reached",
+           "times_from_first"]
 
 COMMIT = MILESTONES.index("Commit")
 AUTHORITY_MIN = 0.65  # budget confirmation and sponsorship count only from people who really hold authority
@@ -44,40 +45,35 @@ APPROVAL_KEYS = {approval: str(kind) for approval, kind in APPROVAL_EVIDENCE.ite
 AFTER_COMMERCIAL = (("procurement_final",), (str(E.CONTRACT_SIGNATURE),))  # Commit, Closed
 
 
-def _first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> dict[str, float]:
-    """One pass over the ledger: the earliest time each kind of qualifying evidence appeared.
+def qualifying_keys(world: TerritoryWorld, opp: Opportunity, e: Evidence) -> tuple[str, ...]:
+    """The milestone keys one evidence record counts for on ``opp``: its type, plus ``"procurement_final"`` for a
+    procurement approval on final terms; none when it is not about this opportunity, not from its buying
+    committee, or a budget confirmation or sponsorship from someone without real authority."""
+    if e.subject != opp.id or e.source_actor not in opp.stakeholder_ids:
+        return ()
+    kind = e.type
+    senior = world.stakeholders[e.source_actor].authority >= AUTHORITY_MIN
+    if kind in (E.BUDGET_CONFIRMATION, E.AUTHORISED_SPONSOR) and not senior:
+        return ()
+    if kind == E.PROCUREMENT_APPROVAL and e.claim.get("final_terms"):
+        return (kind, "procurement_final")
+    return (kind,)
 
-    Keys are evidence type values, plus ``"procurement_final"`` for a procurement approval on final terms.
-    Only evidence about this opportunity from its own buying committee counts; budget confirmation and
-    sponsorship count only from people who really hold authority.
-    """
+
+def first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> dict[str, float]:
+    """One pass over the ledger: the earliest time each key of :func:`qualifying_keys` appeared."""
     first: dict[str, float] = {}
-    committee = opp.stakeholder_ids
     for e in evidence:
-        if e.subject != opp.id or e.source_actor not in committee:
-            continue
-        kind = e.type
-        if (
-            kind in (E.BUDGET_CONFIRMATION, E.AUTHORISED_SPONSOR)
-            and world.stakeholders[e.source_actor].authority < AUTHORITY_MIN
-        ):
-            continue
-        keys = [kind]
-        if kind == E.PROCUREMENT_APPROVAL and e.claim.get("final_terms"):
-            keys.append("procurement_final")
-        for key in keys:
+        for key in qualifying_keys(world, opp, e):
             if key not in first or e.timestamp < first[key]:
                 first[key] = e.timestamp
     return first
 
 
-def reached(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> list[float]:
-    """Times at which each milestone was reached, in order (index 0, Identified, at time 0).
-
-    Milestones are sequential: each needs its own evidence *and* the previous milestone; its time is the
-    later of the two. Evidence from anyone outside this opportunity's buying committee is ignored.
-    """
-    first = _first_times(world, opp, evidence)
+def times_from_first(opp: Opportunity, first: Mapping[str, float]) -> list[float]:
+    """Times at which each milestone was reached, in order (index 0, Identified, at time 0), given the earliest
+    time of each qualifying key (:func:`first_times`). Milestones are sequential: each needs its own evidence
+    *and* the previous milestone; its time is the later of the two."""
     engaged = [first[k] for k in ENGAGED if k in first]
     times = [0.0]
     if not engaged:
@@ -88,6 +84,12 @@ def reached(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence
             break
         times.append(max([times[-1], *(first[k] for k in keys)]))
     return times
+
+
+def reached(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> list[float]:
+    """Times at which each milestone was reached, in order (index 0, Identified, at time 0). Evidence from anyone
+    outside this opportunity's buying committee is ignored."""
+    return times_from_first(opp, first_times(world, opp, evidence))
 
 
 def final_discount(opp: Opportunity, evidence: Iterable[Evidence], top: int) -> float:
