@@ -6,19 +6,27 @@ A change that is meant to alter the dynamics, or a baseline policy (baselines ar
 comparison too), updates these pins in the same commit (and bumps ``GENERATOR_VERSION`` when generation
 changes), so the history shows when episodes stopped being comparable.
 To print fresh pins: ``python tests/territory/test_golden.py``.
+
+``golden/<name>.calls.json.gz`` holds the calls each episode made when ``REPLAYED`` was taken; replayed, they pin
+the environment alone, so a change of a baseline policy (which moves ``PINS``) cannot hide a change of the
+dynamics: ``REPLAYED`` moves only when the environment does.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import salesgym
 from salesgym.agents import make_policy
-from salesgym.agents.base import rollout
+from salesgym.agents.base import Policy, Replay, rollout
+
+GOLDEN_CALLS = Path(__file__).parent / "golden"
 
 CASES = {
     # name: (make() options, seed, policy)
@@ -92,10 +100,79 @@ PINS: dict[str, dict[str, Any]] = {
 }
 
 
-def fingerprint(options: dict[str, Any], seed: int, policy_name: str) -> dict[str, Any]:
+# the environment's own pins: the recorded calls replayed (recorded with the policies of generator territory-gen/2)
+REPLAYED: dict[str, dict[str, Any]] = {
+    "saas-20x90-expected-value": {
+        "steps": 613,
+        "events": 2605,
+        "event_log_sha256": "18f20fdf6d1075623578bd55802cc1c69d9eb6c1deac85738b3741af7ea902e9",
+        "calls_sha256": "e7d751d0878e004ecb3e11df5334f41c36e005147f689fa4cf49126a8900140f",
+        "observation_text_sha256": "b8d88a0871067723c9048f251121bb9d4ed76933a10c28582dbb6294234a54c6",
+        "observation_data_sha256": "d0c70f615f78d0c5b671da66785b1164c973682fc806b25625f6d0a00c7f0457",
+        "return": 129.881786243,
+        "primary": 120.557975,
+        "advances": {
+            "Engaged": 19,
+            "Qualified": 12,
+            "Validated": 7,
+            "Mobilised": 6,
+            "Commercial": 5,
+            "Commit": 5,
+            "Closed": 2
+        }
+    },
+    "security-10x30-random": {
+        "steps": 212,
+        "events": 468,
+        "event_log_sha256": "dd9c5089821bd23f80afc754c1ee6536c3c4160e2724f75c72bcaa6fa346a112",
+        "calls_sha256": "bfa6ba55ee14606140600b57cf83e0929b476a7303be1d57e00ed47f7a422c46",
+        "observation_text_sha256": "b5499ae3b55c291befd4f21addcf1731afb5f57b6a3b4f7c6febb57c1602d481",
+        "observation_data_sha256": "d464e707ee7e38fe1b6b42f399eb8e99f8b7bd35de9004f2e3152a8ddec45ed9",
+        "return": -12.40530303,
+        "primary": -13.909091,
+        "advances": {
+            "Engaged": 4,
+            "Qualified": 0,
+            "Validated": 0,
+            "Mobilised": 0,
+            "Commercial": 0,
+            "Commit": 0,
+            "Closed": 0
+        }
+    },
+    "healthcare-12x90-oracle": {
+        "steps": 436,
+        "events": 1405,
+        "event_log_sha256": "d71d70a77ce7f5367e0e69e3163f82633f04064c026ca7a4334ffca02dc85e17",
+        "calls_sha256": "8dae6c892dfc37b2e7601e47ef059b0b3e4486ed16c32df2fb7ca7c54ee59bea",
+        "observation_text_sha256": "74cc6be3c76e8e5c02d9a05ca6def578d6792ebbdb092396c33a79aab19ff01c",
+        "observation_data_sha256": "aaecf50b48ac122e1091dc0dd51d1cc4fc174b2da7ec956a9ab8364425001e1e",
+        "return": 395.346410256,
+        "primary": 368.140903,
+        "advances": {
+            "Engaged": 12,
+            "Qualified": 8,
+            "Validated": 7,
+            "Mobilised": 7,
+            "Commercial": 7,
+            "Commit": 7,
+            "Closed": 5
+        }
+    }
+}
+
+
+def recorded_calls(name: str) -> list[Any]:
+    with gzip.open(GOLDEN_CALLS / f"{name}.calls.json.gz", "rt", encoding="utf-8") as f:
+        calls: list[Any] = json.load(f)
+    return calls
+
+
+def fingerprint(options: dict[str, Any], seed: int, policy_name: str, calls: list[Any] | None = None) -> dict[str, Any]:
     env = salesgym.make("territory-v0", **options)
     env.reset(seed=seed)
-    policy = make_policy(policy_name, seed, env.hidden_truth() if policy_name == "oracle" else None)
+    policy: Policy = Replay(calls) if calls is not None else \
+        make_policy(policy_name, seed, env.hidden_truth() if policy_name == "oracle" else None)
     texts, data, calls, rewards = hashlib.sha256(), hashlib.sha256(), hashlib.sha256(), []
     steps = 0
     for step in rollout(env, policy, seed):
@@ -123,6 +200,13 @@ def fingerprint(options: dict[str, Any], seed: int, policy_name: str) -> dict[st
 def test_golden_episode_is_unchanged(name: str) -> None:
     options, seed, policy = CASES[name]
     assert fingerprint(options, seed, policy) == PINS[name]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_recorded_calls_replay_to_the_same_episode(name: str) -> None:
+    """The dynamics alone: the same calls on the same world give the same events, views, rewards and score."""
+    options, seed, policy = CASES[name]
+    assert fingerprint(options, seed, policy, recorded_calls(name)) == REPLAYED[name]
 
 
 def test_fingerprints_do_not_depend_on_what_ran_before() -> None:
