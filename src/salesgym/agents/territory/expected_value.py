@@ -60,20 +60,17 @@ class ExpectedValue(ScriptedSeller):
         return -self.priority(deal)
 
     def choose(self) -> Move | None:
+        """The first deal, by priority, with a move allowed now (a booking of scarce hours only if it fits)."""
         deals = sorted(self.mem.open_deals(), key=lambda d: (-self.priority(d), d.id))
         committed = sum(self.hours_to_go(d) for d in deals if self.started(d))
         budget = self.hours_left()
-        moves = []
         for deal in deals:
             if not self.started(deal) and committed + OPEN_COST > budget:
                 continue
             move = self.book.next_move(deal)
-            if self.allowed(move):
-                assert move is not None
-                moves.append((deal, move))
-        if not moves:
-            return None
-        for deal, move in moves:
+            if not self.allowed(move):
+                continue
+            assert move is not None
             resource = booked_resource(move)
             if resource is None or self.fits(deal, resource, float(move.action["args"]["hours"])):
                 return move

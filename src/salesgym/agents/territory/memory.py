@@ -147,6 +147,7 @@ class SellerMemory:
         self.last_error = ""
         self.inbox_log: list[dict[str, Any]] = []
         self.milestone_log: list[tuple[float, str, str]] = []
+        self._booked: dict[tuple[str, int], float] | None = None  # (resource, week) -> hours: see booked_hours
 
     # -- time ------------------------------------------------------------------------------------------
     @property
@@ -326,6 +327,7 @@ class SellerMemory:
         if deal is None:
             return
         cancel = args.get("cancel_booking_id")
+        self._booked = None
         if cancel:
             if cancel in deal.bookings:
                 deal.bookings[cancel].status = "cancelled"
@@ -419,6 +421,8 @@ class SellerMemory:
             meeting = deal.meetings.setdefault(m["id"], Meeting(m["id"], hours_of(m["start"]), list(m["invited"])))
             meeting.accepted, meeting.declined = list(m["accepted"]), list(m["declined"])
             meeting.discovery_done = bool(m["discovery_done"])
+        if out.get("bookings"):
+            self._booked = None
         for b in out.get("bookings", []):
             booking = deal.bookings.setdefault(b["id"], Booking(b["id"], b["resource"], float(b["hours"]),
                                                                 hours_of(b["start"])))
@@ -466,8 +470,15 @@ class SellerMemory:
 
     def booked_hours(self, resource: str, week: int) -> float:
         """Hours of ``resource`` our own bookings hold in ``week`` (what its weekly capacity is charged)."""
-        return sum(b.hours for d in self.deals.values() for b in d.bookings.values()
-                   if b.resource == resource and b.status != "cancelled" and int(b.start // HOURS_PER_WEEK) == week)
+        booked = self._booked
+        if booked is None:  # rebuilt after a booking was made, cancelled or read again, not on every question
+            booked = self._booked = {}
+            for d in self.deals.values():
+                for b in d.bookings.values():
+                    if b.status != "cancelled":
+                        key = (b.resource, int(b.start // HOURS_PER_WEEK))
+                        booked[key] = booked.get(key, 0) + b.hours
+        return booked.get((resource, week), 0.0)
 
     def next_interest(self) -> float | None:
         """The next time something we planned becomes actionable (a meeting or a booking starts)."""

@@ -11,6 +11,7 @@ Nothing here is hidden truth; buyer decision rules and reward coefficients are n
 from __future__ import annotations
 
 import datetime as dt
+from functools import lru_cache
 from typing import Literal, get_args
 
 from salesgym.envs.territory.calendar import (
@@ -143,6 +144,7 @@ def quarter_of(day: int) -> str:
     return f"Q{day // QUARTER_DAYS + 1} {START_DATE.year}"
 
 
+@lru_cache(maxsize=64)  # the seller policies ask it of every open deal on every step
 def quarter_end_day(quarter: str) -> int | None:
     """The last business day (from the start) of a target quarter such as ``"Q2 2027"``; None if malformed."""
     q = quarter.split()[0] if quarter else ""
