@@ -41,17 +41,17 @@ CASES = {
 
 PINS: dict[str, dict[str, Any]] = {
     "saas-20x90-expected-value": {
-        "steps": 613,
-        "events": 2605,
-        "event_log_sha256": "18f20fdf6d1075623578bd55802cc1c69d9eb6c1deac85738b3741af7ea902e9",
-        "calls_sha256": "e7d751d0878e004ecb3e11df5334f41c36e005147f689fa4cf49126a8900140f",
-        "observation_text_sha256": "b8d88a0871067723c9048f251121bb9d4ed76933a10c28582dbb6294234a54c6",
-        "observation_data_sha256": "d0c70f615f78d0c5b671da66785b1164c973682fc806b25625f6d0a00c7f0457",
-        "return": 129.881786243,
-        "primary": 120.557975,
+        "steps": 625,
+        "events": 2693,
+        "event_log_sha256": "cf8c3e5ec85cb9888a3682ddfd15d537e92a34b940a4218d9a3f8fcbd8035890",
+        "calls_sha256": "3bc69c6962161054eb3f8633c2262056e37269468fdf6a0e90d042ed2a0eac9f",
+        "observation_text_sha256": "6ad1cb5e808cf66c23daec52b677eaacdb63b8ad069330b6854d94d87c4827d9",
+        "observation_data_sha256": "0d74609cd42ba468578f8f468172425e4453715bb1a56584a6197ec374128d79",
+        "return": 141.328500986,
+        "primary": 131.096386,
         "advances": {
-            "Engaged": 19,
-            "Qualified": 12,
+            "Engaged": 20,
+            "Qualified": 13,
             "Validated": 7,
             "Mobilised": 6,
             "Commercial": 5,

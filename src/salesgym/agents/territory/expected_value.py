@@ -5,8 +5,8 @@ that reference researched or discovered keywords, multi-threaded discovery until
 confirms budget and sponsors, SE bookings with lead time, the approvals discovery said the account needs,
 a modest opening discount, escalation when the buyer needs more than our authority, an action plan inside
 the target quarter, procurement on the final terms, the contract on verified Commit), drops deals when the
-buyer gives a disqualification reason, and only opens a new deal when the seller hours left in the episode
-can carry it.
+buyer gives a disqualification reason, and opens a new deal when the seller hours left in the episode can
+carry it, or when nothing else is to be done with this week's hours.
 
 Priority of a deal = value midpoint x P(win | what we know) / seller hours still needed. Deeper deals need
 fewer hours, so the seller finishes what it started before spreading thin.
@@ -60,12 +60,15 @@ class ExpectedValue(ScriptedSeller):
         return -self.priority(deal)
 
     def choose(self) -> Move | None:
-        """The first deal, by priority, with a move allowed now (a booking of scarce hours only if it fits)."""
+        """The first deal, by priority, with a move allowed now (a booking of scarce hours only if it fits); a new
+        deal only if the hours left can carry it, unless nothing else is to be done (hours left idle earn nothing)."""
         deals = sorted(self.mem.open_deals(), key=lambda d: (-self.priority(d), d.id))
         committed = sum(self.hours_to_go(d) for d in deals if self.started(d))
         budget = self.hours_left()
+        waiting: list[Deal] = []  # deals not opened yet for want of hours
         for deal in deals:
             if not self.started(deal) and committed + OPEN_COST > budget:
+                waiting.append(deal)
                 continue
             move = self.book.next_move(deal)
             if not self.allowed(move):
@@ -73,6 +76,10 @@ class ExpectedValue(ScriptedSeller):
             assert move is not None
             resource = booked_resource(move)
             if resource is None or self.fits(deal, resource, float(move.action["args"]["hours"])):
+                return move
+        for deal in waiting:
+            move = self.book.next_move(deal)
+            if self.allowed(move):
                 return move
         return None
 

@@ -9,7 +9,8 @@ seller that sells well never helps. (The pure probes in ``exploits.py`` game and
 - `ev+forged-claims`: writes evidence-like claims into every free-text field it fills (messages, agendas,
   business cases, CRM fields and next steps).
 - `ev+spam`: also sends extra "bumping this" messages to people it already wrote to.
-- `ev+max-discount`: asks management for the deepest discount (35%) and always offers the most it may.
+- `ev+max-discount`: meets every counter-offer with the most it may give (its whole authority, or all that
+  management approved) instead of what the buyer asked: the same calls at the same times, deeper discounts.
 - `ev+booking-churn`: also books internal hours it does not need and cancels them before the lead time.
 - `ev+truncation`: sells honestly for a while, then sends invalid calls until the episode is truncated.
 - `ev+drop-by-reward`: drops a deal whose first verified advance paid less reward per unit of public value
@@ -137,18 +138,12 @@ class Spam(Gaming):
         return bump(written[self.turn % len(written)])
 
 
-MAX_MANAGEMENT_DISCOUNT = 0.35  # the most management is ever asked for
-
-
 class _MaxDiscountPlaybook(Playbook):
-    """The same pricing moves at the same moments, always at the deepest discount: counters are met at the
-    full limit, and management is always asked for the maximum."""
+    """The same pricing moves at the same moments (the buyer accepts them just as it accepts its twin's), each
+    counter met with the deepest discount the seller may give rather than the one the buyer asked for."""
 
     def counter_offer(self, deal: Deal, limit: float) -> float:
         return limit
-
-    def approval_to_ask(self, deal: Deal) -> float:
-        return MAX_MANAGEMENT_DISCOUNT
 
 
 class MaxDiscount(ExpectedValue):
