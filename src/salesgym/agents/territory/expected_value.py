@@ -14,6 +14,8 @@ fewer hours, so the seller finishes what it started before spreading thin.
 
 from __future__ import annotations
 
+from typing import Any
+
 from salesgym.agents.territory.memory import Deal
 from salesgym.agents.territory.playbook import Move, Style
 from salesgym.agents.territory.seller import ScriptedSeller
@@ -30,6 +32,12 @@ class ExpectedValue(ScriptedSeller):
     weekly_reserve_h = 0.5  # half an hour a week for the rest of the job (the paired probes game in it)
     # generous SE and review hours where the week has them (the odds rise with every hour), less when it does not
     style = Style(se_hours=10.0, se_hours_least=4.0, review_hours=6.0, review_hours_least=2.0)
+
+    def reset(
+        self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = ""
+    ) -> None:
+        super().reset(observation, tool_schemas, instructions)
+        self._priorities: dict[str, float] = {}
 
     def win_probability(self, deal: Deal) -> float:
         p = STAGE_P[deal.stage]
@@ -48,7 +56,11 @@ class ExpectedValue(ScriptedSeller):
         return 2.0 if self.book.capped(deal) else HOURS_TO_GO[deal.stage]
 
     def priority(self, deal: Deal) -> float:
-        return deal.value_mid * self.win_probability(deal) / max(1.0, self.hours_to_go(deal))
+        known = self._priorities.get(deal.id)  # asked of every deal several times a step: kept for the step
+        if known is None:
+            known = self._priorities[deal.id] = \
+                deal.value_mid * self.win_probability(deal) / max(1.0, self.hours_to_go(deal))
+        return known
 
     @staticmethod
     def started(deal: Deal) -> bool:
@@ -62,6 +74,7 @@ class ExpectedValue(ScriptedSeller):
     def choose(self) -> Move | None:
         """The first deal, by priority, with a move allowed now (a booking of scarce hours only if it fits); a new
         deal only if the hours left can carry it, unless nothing else is to be done (hours left idle earn nothing)."""
+        self._priorities = {}  # memory does not change while a step is chosen
         deals = sorted(self.mem.open_deals(), key=lambda d: (-self.priority(d), d.id))
         committed = sum(self.hours_to_go(d) for d in deals if self.started(d))
         budget = self.hours_left()

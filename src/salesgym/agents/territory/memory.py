@@ -28,6 +28,7 @@ __all__ = ["APPROVAL_RESOURCE", "MILESTONES", "Booking", "Deal", "Meeting", "Per
            "hours_of", "quarter_end_day"]
 
 USABLE_HOURS = BOOKING_USABLE_DAYS * HOURS_PER_DAY
+STAGE = {m: k for k, m in enumerate(MILESTONES)}  # milestone -> its index
 
 
 @dataclass
@@ -114,7 +115,7 @@ class Deal:
 
     @property
     def stage(self) -> int:
-        return MILESTONES.index(self.milestone) if self.milestone in MILESTONES else 0
+        return STAGE.get(self.milestone, 0)
 
     @property
     def open(self) -> bool:
@@ -148,12 +149,10 @@ class SellerMemory:
         self.inbox_log: list[dict[str, Any]] = []
         self.milestone_log: list[tuple[float, str, str]] = []
         self._booked: dict[tuple[str, int], float] | None = None  # (resource, week) -> hours: see booked_hours
+        self._rows: dict[str, Any] = {}  # the portfolio rows last folded, by opportunity (an unchanged row is skipped)
+        self.day = 0  # business day of ``now``
 
     # -- time ------------------------------------------------------------------------------------------
-    @property
-    def day(self) -> int:
-        return day_of(self.now)
-
     @property
     def week(self) -> int:
         return int(self.now // HOURS_PER_WEEK)
@@ -171,6 +170,7 @@ class SellerMemory:
         data = observation.get("data", {})
         t = data.get("time", {})
         self.now = float(t.get("now_hours", self.now))
+        self.day = day_of(self.now)
         self.days_left = int(t.get("days_left", self.days_left))
         self.horizon = (self.day + self.days_left) * HOURS_PER_DAY
         self.capacity = dict(data.get("capacity_left", self.capacity))
@@ -179,8 +179,11 @@ class SellerMemory:
             self.full_capacity = dict(facts["capacity_per_week"])
             self.lead_days = dict(facts["lead_days"])
             self.authority = float(facts["discount_authority"])
+        seen = self._rows
         for row in data.get("portfolio", {}).get("rows", []):
-            self._row(row)
+            if seen.get(row[0]) != row:  # most steps change no row, or one
+                self._row(row)
+                seen[row[0]] = row
         inbox = list(data.get("inbox", []))
         for item in inbox:
             self._inbox(item)

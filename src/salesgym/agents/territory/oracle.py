@@ -138,6 +138,7 @@ class OraclePlaybook(Playbook):
         self.finish: dict[tuple[str, str], float] = {}  # (deal, buyer process) -> when its answer is due at latest
         self.modes: dict[str, str] = {}
         self.rank: dict[str, int] = {}  # deal -> its place in the seller's order
+        self.roles: dict[str, dict[str, list[str]]] = {}  # deal -> role -> its committee members, in order
         self._seen = 0
 
     # -- hidden truth ---------------------------------------------------------------------------------------
@@ -146,10 +147,14 @@ class OraclePlaybook(Playbook):
 
     def first_of(self, deal: Deal, *roles: str) -> str | None:
         """The person a buyer rule picks: the first present committee member with the first role that exists."""
-        ids: list[str] = self.opps[deal.id]["stakeholder_ids"]
+        by_role = self.roles.get(deal.id)
+        if by_role is None:  # the committee in order, by role (hidden truth: it never changes)
+            by_role = self.roles[deal.id] = {}
+            for sid in self.opps[deal.id]["stakeholder_ids"]:
+                by_role.setdefault(self.people[sid]["role"], []).append(sid)
         for role in roles:
-            for sid in ids:
-                if self.people[sid]["role"] == role and self.present(deal, sid):
+            for sid in by_role.get(role, ()):
+                if self.present(deal, sid):
                     return sid
         return None
 
@@ -471,14 +476,23 @@ class OraclePlaybook(Playbook):
         soonest = self.mem.day + lead
         mine = self.rank.get(deal.id, 10**6)
         until = (self.mem.day + offset) // 5 if offset is not None else int(self.mem.horizon // HOURS_PER_WEEK) + 1
-        for week in range(soonest // 5, until):
+        weeks = range(soonest // 5, until)
+        if not weeks:
+            return None
+        # bookings of lower-ranked deals that can still be cancelled for a refund, by week
+        movable: dict[int, list[tuple[int, str, str, Booking]]] = {}
+        for o in self.mem.open_deals():
+            rank = self.rank.get(o.id, 10**6)
+            if o.id == deal.id or rank <= mine:
+                continue
+            for bid, b in o.bookings.items():
+                if b.resource == resource and b.status == "booked" and \
+                        b.start - lead * HOURS_PER_DAY > self.mem.now + 0.5:
+                    movable.setdefault(int(b.start // HOURS_PER_WEEK), []).append((rank, bid, o.id, b))
+        for week in weeks:
             if max(5 * week, soonest) * HOURS_PER_DAY >= self.mem.horizon:
                 break
-            victims = sorted(((self.rank.get(o.id, 10**6), bid, o.id, b) for o in self.mem.open_deals()
-                              if o.id != deal.id and self.rank.get(o.id, 10**6) > mine
-                              for bid, b in o.bookings.items() if b.resource == resource and b.status == "booked"
-                              and int(b.start // HOURS_PER_WEEK) == week
-                              and b.start - lead * HOURS_PER_DAY > self.mem.now + 0.5), key=lambda v: (-v[0], v[1]))
+            victims = sorted(movable.get(week, ()), key=lambda v: (-v[0], v[1]))
             free = weekly - self.mem.booked_hours(resource, week)
             if victims and free + sum(v[3].hours for v in victims) + 1e-9 >= hours:
                 _, bid, oid, _ = victims[0]

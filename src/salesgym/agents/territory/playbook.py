@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from salesgym.agents.base import Action, call
 from salesgym.agents.territory.memory import Booking, Deal, Person, SellerMemory
@@ -63,6 +64,7 @@ class Style:
     follow_up: bool = True  # a second, warmer message to the economic buyer once the champion engaged
 
 
+@lru_cache(maxsize=1024)  # titles repeat: asked of every committee member on every look at a deal
 def seniority(title: str) -> int:
     t = title.lower() + " "
     if any(w in t for w in SENIOR):
