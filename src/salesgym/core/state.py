@@ -8,14 +8,17 @@ mutated in place, only replaced, so sharing them between a state and its fork is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from enum import Enum
-from typing import Any, ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar, overload
 
 from salesgym.core.clock import Scheduler
 from salesgym.core.events import Event, sha256_of
 
 S_ = TypeVar("S_")
+K_ = TypeVar("K_")
+V_ = TypeVar("V_")
+T_ = TypeVar("T_")
 W_ = TypeVar("W_")
 Fold = Callable[[S_, W_, Event, Mapping[str, Any]], None]
 
@@ -45,6 +48,80 @@ class Folds(Generic[S_, W_]):
             fn(state, world, event, event.payload)
 
 
+class ForkMap(MutableMapping[K_, V_]):
+    """A dict whose :meth:`copy` shares its storage: entries live in ``BUCKETS`` small dicts by key hash, a copy
+    takes the list of buckets (a few hundred bytes, whatever the size), and each side copies a bucket the first
+    time it writes to it after a fork. So forking a state costs the same after ten or ten thousand steps, and a
+    fork that changes a few entries holds only the buckets it changed. Iteration is in key order (bucket order
+    would follow the process's string hashing, which differs between processes)."""
+
+    __slots__ = ("_buckets", "_len", "_owned")
+    BUCKETS = 32  # the mask below is BUCKETS - 1, written out: it is on every read
+    _ALL = (1 << BUCKETS) - 1
+
+    def __init__(self, items: Mapping[K_, V_] | None = None) -> None:
+        self._buckets: list[dict[K_, V_]] = [{} for _ in range(self.BUCKETS)]
+        self._owned = self._ALL  # bit i: bucket i is this map's own (not shared with a fork)
+        self._len = 0
+        for k, v in (items or {}).items():
+            self[k] = v
+
+    def __getitem__(self, key: K_) -> V_:
+        return self._buckets[hash(key) & 31][key]
+
+    @overload
+    def get(self, key: K_, /) -> V_ | None: ...
+
+    @overload
+    def get(self, key: K_, default: V_ | T_, /) -> V_ | T_: ...
+
+    def get(self, key: K_, default: Any = None) -> Any:
+        return self._buckets[hash(key) & 31].get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._buckets[hash(key) & 31]
+
+    def _own(self, key: object) -> dict[K_, V_]:
+        i = hash(key) & 31
+        if self._owned >> i & 1:
+            return self._buckets[i]
+        bucket = self._buckets[i] = dict(self._buckets[i])
+        self._owned |= 1 << i
+        return bucket
+
+    def __setitem__(self, key: K_, value: V_) -> None:
+        bucket = self._own(key)
+        if key not in bucket:
+            self._len += 1
+        bucket[key] = value
+
+    def __delitem__(self, key: K_) -> None:
+        bucket = self._own(key)
+        del bucket[key]
+        self._len -= 1
+
+    def __iter__(self) -> Iterator[K_]:
+        return iter(sorted(k for b in self._buckets for k in b))  # type: ignore[type-var]
+
+    def __len__(self) -> int:
+        return self._len
+
+    def copy(self) -> Self:
+        """A fork: both maps share every bucket until one of them writes to it."""
+        twin = object.__new__(type(self))
+        twin._buckets = self._buckets.copy()
+        twin._len = self._len
+        twin._owned = self._owned = 0
+        self._copy_extra(twin)
+        return twin
+
+    def _copy_extra(self, twin: Self) -> None:
+        """Subclasses with more attributes set them on ``twin`` here."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({dict(self.items())!r})"
+
+
 class State:
     FORKED: ClassVar[tuple[str, ...]] = ()
     # attributes that only memoise a view of the others (rebuilt on demand, so neither part of equality
@@ -57,7 +134,7 @@ class State:
         self.now = 0.0
         self.scheduler = Scheduler()
         self.tape_index = 0
-        self.draws: dict[tuple[str, ...], int] = {}
+        self.draws: ForkMap[tuple[str, ...], int] = ForkMap()  # grows with every stakeholder the episode touches
         self.invalid_actions = 0
         self.tool_calls = 0
         self.terminated = False

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from salesgym.core.events import Event
 from salesgym.core.evidence import Evidence
-from salesgym.core.state import Folds, State
+from salesgym.core.state import Folds, ForkMap, State
 from salesgym.envs.territory.calendar import HOURS_PER_DAY, week_of
 from salesgym.envs.territory.contract import BOOKING_USABLE_DAYS, DISQUALIFIED, MILESTONES
 from salesgym.envs.territory.evidence import EvidenceType
@@ -38,18 +38,21 @@ class Person(NamedTuple):
     replied_at: float = -1e9  # when this person last replied (prompt follow-up keeps momentum)
 
 
-class People(dict[str, Person]):
+class People(ForkMap[str, Person]):
     """Stakeholder state by id, holding only people whose state changed; the rest read as their start."""
 
-    def __init__(self, committee: Mapping[str, Any], changed: Mapping[str, Person] | None = None) -> None:
-        super().__init__(changed or {})
+    __slots__ = ("committee",)
+
+    def __init__(self, committee: Mapping[str, Any]) -> None:
+        super().__init__()
         self.committee = committee
 
-    def __missing__(self, sid: str) -> Person:
-        return Person(self.committee[sid].disposition)
+    def __getitem__(self, sid: str) -> Person:
+        person = self._buckets[hash(sid) & 31].get(sid)
+        return Person(self.committee[sid].disposition) if person is None else person
 
-    def copy(self) -> People:
-        return People(self.committee, self)
+    def _copy_extra(self, twin: People) -> None:
+        twin.committee = self.committee
 
 
 class Deal(NamedTuple):
@@ -126,13 +129,15 @@ class TerritoryState(State):
     )
     DERIVED = frozenset({"rows_view"})
 
-    people: dict[str, Person] = field(default_factory=dict)  # a People map once built by new_state
+    # containers that grow with the episode are ForkMaps (a fork shares them); those the size of the territory
+    # (deals, CRM records, portfolio rows) are plain dicts, copied by a fork
+    people: ForkMap[str, Person] = field(default_factory=ForkMap)  # a People map once built by new_state
     deals: dict[str, Deal] = field(default_factory=dict)
     crm: dict[str, Crm] = field(default_factory=dict)
-    researched: dict[str, frozenset[str]] = field(default_factory=dict)  # account -> keywords learnt
-    bookings: dict[str, Booking] = field(default_factory=dict)
-    usage: dict[tuple[str, int], float] = field(default_factory=dict)  # (resource, week) -> hours booked
-    meetings: dict[str, Meeting] = field(default_factory=dict)
+    researched: ForkMap[str, frozenset[str]] = field(default_factory=ForkMap)  # account -> keywords learnt
+    bookings: ForkMap[str, Booking] = field(default_factory=ForkMap)
+    usage: ForkMap[tuple[str, int], float] = field(default_factory=ForkMap)  # (resource, week) -> hours booked
+    meetings: ForkMap[str, Meeting] = field(default_factory=ForkMap)
     violations: dict[str, int] = field(default_factory=dict)
     rows: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # public portfolio rows, kept current
     # the rows as one tuple until one changes: derived, so not part of equality or the snapshot
