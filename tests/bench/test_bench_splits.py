@@ -160,7 +160,13 @@ def test_lite_splits_are_small_cuts_of_their_parents_and_obey_their_rules(tmp_pa
         small, big = ms[lite], ms[parent]
         assert small.templates == big.templates and small.families == big.families  # every template, fewer worlds
         assert len(small.territories) < len(big.territories)
-        assert max(t.n_opportunities for t in small.territories) <= 12
+        # lite: month-long and small; quick: every horizon tier of its parent at the tier's smallest size
+        if lite.endswith("-lite"):
+            assert {t.horizon_days for t in small.territories} == {30}
+            assert max(t.n_opportunities for t in small.territories) <= 12
+        else:
+            assert {t.horizon_days for t in small.territories} == {t.horizon_days for t in big.territories}
+            assert max(t.n_opportunities for t in small.territories) <= 30
         assert not {t.seed for t in small.territories} & {t.seed for t in big.territories}
     generated = _manifests(_write(tmp_path, splitgen.generate(SYNTHETIC)))
     train_leak = sp.Manifest("eval-lite", "", generated["eval-lite"].territories + generated["train"].territories[:1],

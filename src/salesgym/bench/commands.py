@@ -26,7 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from salesgym.bench import analysis as an
-from salesgym.bench import remote
+from salesgym.bench import remote, tiers
 from salesgym.bench import splits as sp
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
@@ -235,9 +235,10 @@ def _preflight(manifest: sp.Manifest) -> None:
 
 
 def _default_split(family: str | None) -> str:
-    """The eval split of a family: ``eval`` for the territory, ``<family>-eval`` for the others."""
+    """The default split of a family: ``eval-quick`` for the territory (a quick cut of the scored ``eval``),
+    ``<family>-eval`` for the others."""
     if family is None or family == "territory":
-        return "eval"
+        return "eval-quick"  # every horizon tier in about a minute; the scored split is --split eval
     from salesgym.agents import FAMILIES
 
     if family not in FAMILIES:
@@ -447,8 +448,8 @@ def _dry_run(
 def bench(
     split: Annotated[
         str | None,
-        typer.Option(help="split to run (train, eval, held-out, debug; desk-eval, desk-transfer, ...); default: "
-                     "the family's eval split"),
+        typer.Option(help="split to run (eval, held-out, train, debug, eval-quick, ...; desk-eval, ...); default: "
+                     "eval-quick for the territory (the scored split is eval), the family's eval split otherwise"),
     ] = None,
     family: Annotated[
         str | None,
@@ -682,6 +683,11 @@ def bench(
     out.print(_explain(a, manifest.env_id), soft_wrap=True)
     for line in _exploit_lines(a):
         out.print(line, highlight=False, soft_wrap=True)
+    by_tier = tiers.by_tier(eps, {t.id: t.horizon_days for t in manifest.layout}, names, suite)
+    if by_tier:  # a split with several horizons: each tier alone
+        out.print(tiers.console_table(by_tier))
+        for line in tiers.exploit_lines(by_tier):
+            out.print(line, highlight=False, soft_wrap=True)
     for note in a.notes:
         out.print(f"[dim]note: {escape(note)}[/]")
     if a.has_usage:

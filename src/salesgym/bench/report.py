@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from salesgym.bench import analysis as an
-from salesgym.bench import plots
+from salesgym.bench import plots, tiers
 from salesgym.bench.breakdown import breakdowns, tag_breakdowns
 from salesgym.bench.stats import PairedDifference, Summary
 from salesgym.bench.store import RunRecord, Store
@@ -422,7 +422,8 @@ def write_report(
     comparisons = [analyse_run(store, c, pass_threshold=pass_threshold, prices=prices) for c in compare]
     n_episodes = len(store.episodes(run_id))
     sections = _sections(run, a, comparisons)
-    sections[1:1] = _breakdown_sections(store, run, a)  # right after the leaderboard
+    extra = [Section(*t) for t in tiers.report_sections(store, run, suite_of(run))]  # tiers, transfer
+    sections[1:1] = extra + _breakdown_sections(store, run, a)  # right after the leaderboard
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     images: list[Path] = []

@@ -66,79 +66,91 @@ DEFAULT_HELD_OUT_FAMILY = "public_sector"
 
 
 @dataclass(frozen=True, slots=True)
+class Tier:
+    """Territories of one horizon: ``per_template`` per template of the split's pool (cycled through the pool),
+    or ``count`` in all, their sizes drawn from ``sizes``."""
+
+    horizon_days: int
+    sizes: tuple[int, ...]  # n_opportunities choices
+    per_template: int = 1
+    count: int | None = None  # a fixed number instead of per_template x templates
+
+
+@dataclass(frozen=True, slots=True)
 class SplitShape:
-    """How many territories a split has and how big they are."""
+    """How many territories a split has and how big they are: its horizon tiers, in order."""
 
     description: str
-    per_template: int  # territories per template in the split's pool (cycled through the pool)
-    sizes: tuple[int, ...]  # n_opportunities choices
-    horizons: tuple[int, ...]  # horizon_days choices
+    tiers: tuple[Tier, ...]
     seed_base: int
-    count: int | None = None  # a fixed total instead of per_template x templates
 
+
+# Horizon tiers of the scored splits: a month of 10-20 deals, a quarter of 30-60, a half-year of 30-100 (the
+# sizes of each tier follow the noise-floor study in docs/benchmark.md, "How many territories").
+MONTH, QUARTER, HALF_YEAR = (10, 12, 15, 18, 20), (30, 40, 50, 60), (30, 50, 70, 100)
 
 SHAPES: dict[str, SplitShape] = {
     "train": SplitShape(
-        "Training territories: the first templates of every family except the held-out one; larger and "
-        "longer worlds. Never report benchmark numbers on it.",
-        per_template=6,
-        sizes=(10, 20, 30, 50),
-        horizons=(30, 90),
+        "Training territories: the first templates of every family except the held-out one, at every horizon "
+        "tier. Never report benchmark numbers on it.",
+        (Tier(30, (10, 20, 30, 50), 2), Tier(90, QUARTER, 2), Tier(180, HALF_YEAR, 2)),
         seed_base=10_000,
     ),
     "eval": SplitShape(
-        "Evaluation territories: the families of train with templates train never sees. The default split "
-        "of `salesgym bench`.",
-        per_template=8,
-        sizes=(10, 12, 15, 18, 20),
-        horizons=(30,),
+        "Evaluation territories: the families of train with templates train never sees, in three horizon tiers "
+        "(30 days and 10-20 opportunities, 90 days and 30-60, 180 days and 30-100). The scored split: "
+        "`salesgym bench --split eval`.",
+        (Tier(30, MONTH, 8), Tier(90, QUARTER, 4), Tier(180, HALF_YEAR, 4)),
         seed_base=20_000,
     ),
     "held-out": SplitShape(
         "Held-out territories: templates never in train, including every template of a family never in "
-        "train. Tests generalisation to unseen markets and mechanisms.",
-        per_template=4,
-        sizes=(10, 12, 15, 18, 20),
-        horizons=(30,),
+        "train, in eval's three horizon tiers. Tests generalisation to unseen markets and mechanisms.",
+        (Tier(30, MONTH, 4), Tier(90, QUARTER, 2), Tier(180, HALF_YEAR, 2)),
         seed_base=30_000,
     ),
     "debug": SplitShape(
         "Three tiny territories (3-5 opportunities, 30 days) drawn from train templates: a smoke test for "
         "CI and development, not a benchmark.",
-        per_template=1,
-        sizes=(3, 4, 5),
-        horizons=(30,),
+        (Tier(30, (3, 4, 5), count=3),),
         seed_base=40_000,
-        count=3,
     ),
 }
 
-# lite cuts of eval and held-out: the same templates, fewer and smaller territories, so a language model's
-# episode stays within a few hundred turns and a modest token budget (docs/benchmark.md has the figures)
+# lite cuts of eval and held-out: the same templates, fewer and smaller month-long territories, so a language
+# model's episode stays within a few hundred turns and a modest token budget (docs/benchmark.md has the figures)
 SHAPES["eval-lite"] = SplitShape(
     "A lite cut of eval (its templates; 3 territories each, 10-12 opportunities, 30 days) for language-model "
     "agents: an episode is about two hundred turns.",
-    per_template=3,
-    sizes=(10, 12),
-    horizons=(30,),
+    (Tier(30, (10, 12), 3),),
     seed_base=50_000,
 )
 SHAPES["held-out-lite"] = SplitShape(
     "A lite cut of held-out (its templates, one territory each, 10-12 opportunities, 30 days) for "
     "language-model agents.",
-    per_template=1,
-    sizes=(10, 12),
-    horizons=(30,),
+    (Tier(30, (10, 12), 1),),
     seed_base=60_000,
+)
+# quick cuts: every tier, the smallest sizes, a few territories: what `salesgym bench` runs by default (about a
+# minute on two cores) and what the test suite checks the benchmark's promises on
+SHAPES["eval-quick"] = SplitShape(
+    "A quick cut of eval (its templates, one territory each per tier: 10-12 opportunities over 30 days, 30 over "
+    "90 and over 180): the default of `salesgym bench`, about a minute on two cores. Not the scored split.",
+    (Tier(30, (10, 12), 1), Tier(90, (30,), 1), Tier(180, (30,), 1)),
+    seed_base=70_000,
+)
+SHAPES["held-out-quick"] = SplitShape(
+    "A quick cut of held-out (three territories per tier, cycling through its templates so every one appears: "
+    "10-12 opportunities over 30 days, 30 over 90 and over 180). Not the scored split.",
+    (Tier(30, (10, 12), count=3), Tier(90, (30,), count=3), Tier(180, (30,), count=3)),
+    seed_base=80_000,
 )
 
 PRIVATE_SHAPE = SplitShape(
     "Private test territories, drawn like held-out (templates never in train, including a family never in "
-    "train). Their seeds are not in this file: they are derived from a key the operator holds, so only a "
-    "key holder can build these worlds.",
-    per_template=4,
-    sizes=(10, 12, 15, 18, 20),
-    horizons=(30,),
+    "train, in its three horizon tiers). Their seeds are not in this file: they are derived from a key the "
+    "operator holds, so only a key holder can build these worlds.",
+    SHAPES["held-out"].tiers,
     seed_base=0,  # unused: seeds come from the key
 )
 
@@ -170,21 +182,26 @@ def _rng(name: str) -> np.random.Generator:
 
 
 def _territories(name: str, pool: Sequence[tuple[str, str]], shape: SplitShape) -> list[Territory]:
+    """The split's territories, tier by tier; templates cycle through the pool across tiers (so a tier of
+    ``count`` territories picks up where the last one stopped), sizes are drawn from a generator seeded by the
+    split's name."""
     rng = _rng(name)
     out: list[Territory] = []
-    count = shape.count if shape.count is not None else shape.per_template * len(pool)
-    for i in range(count):
-        fam, tpl = pool[i % len(pool)]
-        out.append(
-            Territory(
-                id=f"{name}-{i:03d}",
-                family=fam,
-                template=tpl,
-                seed=shape.seed_base + i,
-                n_opportunities=int(rng.choice(shape.sizes)),
-                horizon_days=int(rng.choice(shape.horizons)),
+    for tier in shape.tiers:
+        count = tier.count if tier.count is not None else tier.per_template * len(pool)
+        for _ in range(count):
+            i = len(out)
+            fam, tpl = pool[i % len(pool)]
+            out.append(
+                Territory(
+                    id=f"{name}-{i:03d}",
+                    family=fam,
+                    template=tpl,
+                    seed=shape.seed_base + i,
+                    n_opportunities=int(rng.choice(tier.sizes)),
+                    horizon_days=tier.horizon_days,
+                )
             )
-        )
     return out
 
 

@@ -42,9 +42,10 @@ ENV_ID = "territory-v0"  # the registered environment a manifest without "env_id
 FORMAT_VERSION = 1  # public manifests: seeds are in the file
 PRIVATE_FORMAT_VERSION = 2  # adds "seeding"; territories carry "seed": null (derived from the operator's key)
 FORMAT_VERSIONS = (FORMAT_VERSION, PRIVATE_FORMAT_VERSION)
-SPLIT_NAMES = ("train", "eval", "held-out", "debug", "eval-lite", "held-out-lite")
-# a lite split is a smaller cut of its parent's templates (a language model's episode fits a modest budget)
-LITE_OF = {"eval-lite": "eval", "held-out-lite": "held-out"}
+SPLIT_NAMES = ("train", "eval", "held-out", "debug", "eval-lite", "held-out-lite", "eval-quick", "held-out-quick")
+# a lite or quick split is a smaller cut of its parent's templates (lite: a language model's episode fits a modest
+# budget; quick: every horizon tier in a minute's run)
+LITE_OF = {"eval-lite": "eval", "held-out-lite": "held-out", "eval-quick": "eval", "held-out-quick": "held-out"}
 ENV_VAR = "SALESGYM_SPLITS_DIR"
 KEY_ENV_VAR = "SALESGYM_SPLIT_KEY_FILE"
 SEED_LIMIT = 2**63  # exclusive: the run store keeps seeds in a signed 64-bit SQLite INTEGER
