@@ -4,6 +4,7 @@ LLM policy's prompt format, as ``salesgym bench --policy llm`` plays it.
 Run from the repository root (needs the test extra: openai, fastapi, uvicorn):
 
     python benchmarks/llm_split_tokens.py                    # eval-lite, the default context strategy
+    python benchmarks/llm_split_tokens.py --split eval-quick # every horizon tier (30, 90, 180 days)
     python benchmarks/llm_split_tokens.py --split held-out-lite --context window --json out.json
 
 A scripted model on a loopback OpenAI-compatible server plays expected-value's moves on every territory of the
@@ -28,6 +29,7 @@ from typing import Any
 
 import salesgym
 from salesgym.agents.llm import sampling_seed
+from salesgym.agents.llm.config import STRATEGIES, LLMConfig
 from salesgym.bench import splits as sp
 from salesgym.bench.policyspec import outside_seed, resolve_llm
 from salesgym.bench.runner import LocalBackend, run_benchmark
@@ -69,7 +71,8 @@ def measure(split: str, context: str, workers: int) -> dict[str, Any]:
         usage = (llm_ep.policy_record or {}).get("usage", {})
         key = sampling_seed(outside_seed(t.seed))
         rows.append({
-            "territory": t.id, "opportunities": t.n_opportunities, "turns": llm_ep.steps,
+            "territory": t.id, "opportunities": t.n_opportunities, "horizon_days": t.horizon_days,
+            "turns": llm_ep.steps,
             "same_as_expected_value": llm_ep.metrics == ev.metrics,
             "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
             "cached_tokens": usage.get("cached_tokens"), "max_prompt_tokens": max(prompts.get(key, [0])),
@@ -85,23 +88,28 @@ def _median(rows: list[dict[str, Any]], key: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="eval-lite")
-    parser.add_argument("--context", default="summary", choices=("full", "window", "summary"))
+    parser.add_argument("--context", default=LLMConfig.context, choices=STRATEGIES)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     out = measure(args.split, args.context, args.workers)
     rows = out["episodes"]
     print(f"{args.split}, context {args.context}: {len(rows)} episodes, {out['wall_s']} s")
-    print(f"{'territory':<20}{'opps':>5}{'turns':>7}{'prompt tok':>12}{'compl.':>8}{'cached':>6}"
+    print(f"{'territory':<20}{'opps':>5}{'days':>5}{'turns':>7}{'prompt tok':>12}{'compl.':>8}{'cached':>6}"
           f"{'max prompt':>12}{'chars/4':>9}  exact")
     for r in rows:
         cached = r["cached_tokens"] / r["prompt_tokens"] if r["prompt_tokens"] else 0.0
-        print(f"{r['territory']:<20}{r['opportunities']:>5}{r['turns']:>7}{r['prompt_tokens']:>12,}"
+        print(f"{r['territory']:<20}{r['opportunities']:>5}{r['horizon_days']:>5}{r['turns']:>7}{r['prompt_tokens']:>12,}"
               f"{r['completion_tokens']:>8,}{cached:>6.0%}{r['max_prompt_tokens']:>12,}"
               f"{r['max_prompt_chars_over_4']:>9,}  {r['same_as_expected_value']}")
     print(f"median: {_median(rows, 'turns'):.0f} turns, {_median(rows, 'prompt_tokens'):,.0f} prompt tokens, "
           f"{_median(rows, 'completion_tokens'):,.0f} completion tokens per episode; largest prompt "
           f"{max(r['max_prompt_tokens'] for r in rows):,} tokens")
+    for days in sorted({r["horizon_days"] for r in rows}):
+        tier = [r for r in rows if r["horizon_days"] == days]
+        print(f"  {days} days ({len(tier)}): median {_median(tier, 'turns'):.0f} turns, "
+              f"{_median(tier, 'prompt_tokens'):,.0f} prompt tokens per episode; largest prompt "
+              f"{max(r['max_prompt_tokens'] for r in tier):,} tokens")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     return 0 if all(r["same_as_expected_value"] for r in rows) else 1

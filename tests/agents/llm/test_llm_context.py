@@ -30,7 +30,7 @@ def prompts(server: ScriptedOpenAI) -> list[dict[str, object]]:
     return server.requests_for(sampling_seed(SEED))
 
 
-@pytest.mark.parametrize("strategy", ["full", "window", "summary"])
+@pytest.mark.parametrize("strategy", ["full", "window", "summary", "state"])
 def test_every_request_fits_and_the_episode_is_unchanged(strategy: str, ev: Baseline, server: ScriptedOpenAI) -> None:
     env = ev.env()
     policy = llm(server, SEED, moves_from_actions(ev.actions), context=strategy, context_tokens=SMALL, max_tokens=512)
@@ -100,6 +100,31 @@ def test_summary_digests_older_turns_one_line_a_call(ev: Baseline, server: Scrip
     assert lines[-1].startswith(f"t{n_before} {ev.actions[n_before - 1]['tool']}(")
 
 
+def test_state_shows_the_environments_tables_and_a_bounded_history(ev: Baseline, server: ScriptedOpenAI) -> None:
+    policy = llm(server, SEED, moves_from_actions(ev.actions), context="state")
+    steps = list(Episode(ev.env(), policy, SEED))
+    served = prompts(server)
+    for i in (60, 150, len(served) - 1):  # request i is made after i calls, on steps[i]'s observation
+        messages = served[i]["body"]["messages"]  # type: ignore[index]
+        shown = [m for m in messages if m["role"] == "assistant"]
+        assert 6 <= len(shown) <= 9  # the last 6 turns (the window moves in steps of 3)
+        head = messages[1]["content"]
+        assert head.startswith("Where the episode started:\nMon 2027-01-04 09:00")
+        assert re.search(r"\[Turns t1-t\d+ are not shown, in brief:\] t1-t\d+: \d+ calls \(", head)
+        tables = messages[-1]
+        assert tables["role"] == "user" and tables["content"].startswith(f"The environment's tables after turn {i}:")
+        rows = steps[i].observation["data"]["portfolio"]["rows"]  # what the latest observation shows
+        lines = tables["content"].splitlines()
+        assert lines[1].startswith(f"portfolio ({len(rows)} rows): id | account | milestone")
+        assert lines[2:] == [" | ".join(str(int(c)) if isinstance(c, float) and c.is_integer() else str(c)
+                                        for c in row) for row in rows]
+        assert messages[-2]["role"] == "tool" and messages[-2]["content"] == steps[i].observation["text"]
+    # the prompt does not grow with the episode
+    tokens = [r["usage"]["prompt_tokens"] for r in served]  # type: ignore[index]
+    assert max(tokens[150:]) <= 1.15 * max(tokens[30:150])
+    assert policy.episode_record()["context"]["window_turns"] == 6
+
+
 def test_digest_lines_are_short_and_deterministic() -> None:
     args = {"stakeholder_id": "o002s4", "subject": "x" * 100, "body": "hello", "none": None, "ids": list(range(40))}
     text = args_text(args)
@@ -135,4 +160,8 @@ def test_the_default_fits_the_longest_episode(server: ScriptedOpenAI) -> None:
     worst = max(r["usage"]["prompt_tokens"] for r in served)
     assert worst + default.max_tokens <= default.context_tokens
     record = policy.episode_record()
-    assert record["max_prompt_tokens"] == worst and record["context"]["strategy"] == "summary"
+    assert record["max_prompt_tokens"] == worst and record["context"]["strategy"] == "state"
+    # bounded by the window and the territory, not by the episode: the second half asks no more than the first
+    tokens = [r["usage"]["prompt_tokens"] for r in served]
+    half = len(tokens) // 2
+    assert max(tokens[half:]) <= 1.15 * max(tokens[100:half])

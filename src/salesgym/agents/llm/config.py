@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-ContextStrategy = Literal["full", "window", "summary"]
+ContextStrategy = Literal["full", "window", "summary", "state"]
 MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
 STRATEGIES: tuple[str, ...] = get_args(ContextStrategy)
 
@@ -31,10 +31,11 @@ class LLMConfig:
     :func:`~salesgym.agents.llm.sampling_seed`), ``tool_choice`` and ``parallel_tool_calls`` (``None``: not
     sent), ``extra_body`` (vendor-specific fields, sent as given).
 
-    Context: ``context`` is the strategy (``full``, ``window``, ``summary``); ``context_tokens`` the
+    Context: ``context`` is the strategy (``state``, ``summary``, ``window``, ``full``); ``context_tokens`` the
     endpoint's context size, which every request (prompt plus ``max_tokens``) stays within;
-    ``window_turns`` the turns kept verbatim by ``window`` and ``summary``; ``digest_turns`` the older turns
-    ``summary`` lists one line each (turns before those are counted by tool); ``full_drop_to`` the share
+    ``window_turns`` the turns kept verbatim by ``state``, ``window`` and ``summary`` (``None``: 6 for
+    ``state``, whose tables carry the rest, 12 for the others; :attr:`turns_shown`); ``digest_turns`` the
+    older turns ``summary`` lists one line each (turns before those are counted by tool); ``full_drop_to`` the share
     of the prompt budget ``full`` cuts back to once it must drop old turns (so the kept prefix stays stable,
     and cacheable, for many turns).
 
@@ -62,9 +63,9 @@ class LLMConfig:
     parallel_tool_calls: bool | None = None
     extra_body: Mapping[str, Any] = field(default_factory=dict)
 
-    context: ContextStrategy = "summary"
+    context: ContextStrategy = "state"
     context_tokens: int = 32_000
-    window_turns: int = 12
+    window_turns: int | None = None
     digest_turns: int = 120
     full_drop_to: float = 0.75
 
@@ -81,9 +82,11 @@ class LLMConfig:
             problems.append(
                 f"max_tokens_param must be max_tokens or max_completion_tokens, got {self.max_tokens_param!r}"
             )
-        for name in ("max_tokens", "context_tokens", "window_turns", "max_no_tool_call", "max_calls_per_reply"):
+        for name in ("max_tokens", "context_tokens", "max_no_tool_call", "max_calls_per_reply"):
             if not _is_int(getattr(self, name)) or getattr(self, name) < 1:
                 problems.append(f"{name} must be a positive integer, got {getattr(self, name)!r}")
+        if self.window_turns is not None and (not _is_int(self.window_turns) or self.window_turns < 1):
+            problems.append(f"window_turns must be a positive integer or None, got {self.window_turns!r}")
         for name in ("max_retries", "digest_turns", "trial"):
             if not _is_int(getattr(self, name)) or getattr(self, name) < 0:
                 problems.append(f"{name} must be a non-negative integer, got {getattr(self, name)!r}")
@@ -105,6 +108,13 @@ class LLMConfig:
         if problems:
             raise ValueError("invalid LLMConfig: " + "; ".join(problems))
         object.__setattr__(self, "extra_body", dict(self.extra_body))  # a plain dict, as JSON data
+
+    @property
+    def turns_shown(self) -> int:
+        """The turns shown verbatim: ``window_turns``, else the strategy's default (6 for ``state``, else 12)."""
+        if self.window_turns is not None:
+            return self.window_turns
+        return 6 if self.context == "state" else 12
 
     def replace(self, **changes: Any) -> LLMConfig:
         """A copy with ``changes``; an unknown field name is an error that lists the valid ones."""

@@ -16,10 +16,18 @@ Strategies (``LLMConfig.context``):
     The last ``window_turns`` blocks, after a user message saying how many turns are not shown and where
     things stood when the window opens (the observation text then). The latest observation is always the
     last message.
-``summary`` (the default)
+``summary``
     As ``window``, and the older turns as a deterministic digest, no model call: one line per call (turn,
     tool, its arguments cut short, the result's status and time or the refusal's reason) for the last
     ``digest_turns`` of them, and before those a count by tool. The first observation stays at the top.
+``state`` (the default)
+    The state instead of the transcript: the first observation and a count of the older turns by tool, the
+    last ``window_turns`` blocks (6 by default), and after the latest observation the environment's own tables
+    as they stand now (every ``{"columns": [...], "rows": [...]}`` in the observation's ``data``: the
+    territory's portfolio, one compact line per deal), so what older turns changed is in front of the model
+    without their transcript. The observation texts are the environment's diffs (new inbox items, the last
+    call's result). A request's size is bounded by the window and the territory, not by the episode: it stays
+    the same after a thousand turns, and everything before the tables is a prefix an endpoint can cache.
 
 Whatever the strategy, the prompt is then fitted to the budget: ``(context_tokens - max_tokens)`` times
 :data:`~salesgym.agents.llm.tokens.SAFETY`, estimated by :mod:`~salesgym.agents.llm.tokens` with the tool
@@ -30,7 +38,7 @@ longest message texts; if the task card and the tools alone do not fit, :class:`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +97,7 @@ class Conversation:
     system: Message
     first: Message
     blocks: list[Block] = field(default_factory=list)
+    tables: str = ""  # the environment's tables in the latest observation (``state``), rendered
 
     def state_before(self, index: int) -> str:
         """The latest observation text before block ``index`` (at most ``STATE_CHARS`` of it)."""
@@ -129,6 +138,30 @@ def args_text(args: Any) -> str:
         parts.append(f"{key}={text}")
     joined = ", ".join(parts)
     return joined if len(joined) <= ARGS_CHARS else joined[:ARGS_CHARS] + "…"
+
+
+def render_tables(observation: Mapping[str, Any]) -> str:
+    """Every table in an observation's ``data`` (a mapping with ``columns`` and ``rows``), one line a row, cells
+    joined by `` | ``: what the ``state`` strategy shows as the state of things. Empty when there is none."""
+    data = observation.get("data")
+    if not isinstance(data, Mapping):
+        return ""
+    out = []
+    for name, value in data.items():
+        if not isinstance(value, Mapping):
+            continue
+        columns, rows = value.get("columns"), value.get("rows")
+        if not isinstance(columns, Sequence) or isinstance(columns, str) or not isinstance(rows, Sequence):
+            continue
+        lines = [" | ".join(map(_cell, row)) for row in rows if isinstance(row, Sequence) and not isinstance(row, str)]
+        out.append(f"{name} ({len(lines)} rows): {' | '.join(map(str, columns))}\n" + "\n".join(lines))
+    return "\n\n".join(out)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "" if value is None else str(value)
 
 
 def result_text(tool_result: dict[str, Any]) -> str:
@@ -183,7 +216,7 @@ class ContextBuilder:
             start, digest_lines = self._full_start(conv), None
         else:
             start = self._window_start(len(conv.blocks))
-            digest_lines = self.config.digest_turns if self.config.context == "summary" else None
+            digest_lines = {"summary": self.config.digest_turns, "state": 0}.get(self.config.context)
         while True:
             messages = self._render(conv, start, digest_lines)
             tokens = self.tokens(messages)
@@ -205,7 +238,7 @@ class ContextBuilder:
     def _window_start(self, n_blocks: int) -> int:
         """``window`` and ``summary``: the window moves in steps of half its size, so between steps the prompt
         up to the window (task card, digest) stays the same and an endpoint's prefix cache keeps serving it."""
-        n = self.config.window_turns
+        n = self.config.turns_shown
         step = max(1, n // 2)
         return max(0, n_blocks - n) // step * step
 
@@ -228,6 +261,13 @@ class ContextBuilder:
         return start
 
     def _render(self, conv: Conversation, start: int, digest_lines: int | None) -> list[Message]:
+        messages = self._history(conv, start, digest_lines)
+        if self.config.context == "state" and conv.tables:  # after the latest observation: changes every turn
+            turn = conv.blocks[-1].turn if conv.blocks else 0
+            messages.append({"role": "user", "content": f"The environment's tables after turn {turn}:\n{conv.tables}"})
+        return messages
+
+    def _history(self, conv: Conversation, start: int, digest_lines: int | None) -> list[Message]:
         shown = [m for b in conv.blocks[start:] for m in b.messages]
         if start == 0:
             return [conv.system, conv.first, *shown]
@@ -246,11 +286,18 @@ class ContextBuilder:
             if self._digest[0] != key:  # blocks before the window are complete: the digest only changes with it
                 self._digest = (key, digest(conv.blocks[:start], digest_lines))
             lines = self._digest[1]
-            text = (
-                f"Where the episode started:\n{conv.first.get('content', '')}\n\n"
-                f"[Turns {before} in brief, oldest first:]\n{lines}\n\n"
-                f"Where things stood after them:\n{conv.state_before(start)}"
-            )
+            if self.config.context == "state":  # the tables after the latest observation carry the rest
+                text = (
+                    f"Where the episode started:\n{conv.first.get('content', '')}\n\n"
+                    f"[Turns {before} are not shown, in brief:] {lines}\n"
+                    "[The environment's tables as they stand now follow the latest observation.]"
+                )
+            else:
+                text = (
+                    f"Where the episode started:\n{conv.first.get('content', '')}\n\n"
+                    f"[Turns {before} in brief, oldest first:]\n{lines}\n\n"
+                    f"Where things stood after them:\n{conv.state_before(start)}"
+                )
         return [conv.system, {"role": "user", "content": text}, *shown]
 
     def _cut(self, messages: list[Message]) -> list[Message]:

@@ -45,6 +45,7 @@ from salesgym.agents.llm.context import (
     Conversation,
     Prompt,
     args_text,
+    render_tables,
     result_text,
 )
 from salesgym.agents.llm.tokens import TokenEstimator, json_chars
@@ -158,6 +159,8 @@ class LLMPolicy(Policy):
         if self._pending is not None:
             self._answer(self._pending, observation_text(observation))
             self._pending = None
+        if self.config.context == "state":
+            self._conv.tables = render_tables(observation)
         if self._deadline is not None and time.monotonic() >= self._deadline:
             self._stop("wall_budget")
         if not self._queue:
@@ -193,7 +196,7 @@ class LLMPolicy(Policy):
             "context": {
                 "strategy": c.context,
                 "context_tokens": c.context_tokens,
-                "window_turns": c.window_turns,
+                "window_turns": c.turns_shown,
                 "digest_turns": c.digest_turns,
                 "full_drop_to": c.full_drop_to,
             },
