@@ -46,6 +46,7 @@ HORIZON_DAYS = 90
 SIZES = (10, 100)
 CLONE_AT = (0, 200, 1000, 3000)
 CLONE_HORIZON_DAYS = 180  # 3000 steps of seller work do not fit in 90 days (30 seller hours a week)
+SCORE_AT_EVENTS = (1_000, 5_000, 10_000)  # score() at these log lengths: it must not grow with the log
 MAX_STEPS = 5000  # a 90-day episode of the scripted seller ends (horizon) well before this
 KIB, MIB = 1024, 1024 * 1024
 
@@ -476,6 +477,27 @@ def measure_clone(ep: Episode, repeats: int) -> dict[str, Any]:
     }
 
 
+def measure_score_at(n: int, repeats: int) -> list[dict[str, Any]]:
+    """``env.score()`` once the log holds 1,000, 5,000 and 10,000 events: a 180-day episode of the chatty seller,
+    several seeds in turn when one ends before the next checkpoint. The verdict is kept as events arrive, so the
+    cost should not grow with the log."""
+    out: list[dict[str, Any]] = []
+    targets = list(SCORE_AT_EVENTS)
+    seed = 7
+    while targets and seed < 27:
+        ep = Episode(n, seed=seed, horizon_days=CLONE_HORIZON_DAYS, chatty=True)
+        while targets and not ep.over:
+            if ep.env.state_version >= targets[0]:
+                batches = [repeat_ns(ep.env.score, max(1, repeats // 5)) for _ in range(5)]
+                out.append({"events": ep.env.state_version, "target": targets.pop(0), "seed": seed,
+                            **ns_stats([t for b in batches for t in b]),
+                            "best_batch_median": min(statistics.median(b) for b in batches) / 1e9})
+                continue
+            ep.run(1)
+        seed += 1
+    return out
+
+
 def measure_env_memory(n: int, seed: int) -> int:
     make_env(n).reset(seed=seed + 1)  # warm caches (keyword index, pydantic validators) outside the trace
     gc.collect()
@@ -587,6 +609,7 @@ def bench_size(n: int, quick: bool) -> dict[str, Any]:
         long.run(target - long.steps)
         clones.append(measure_clone(long, 50 if quick else 300))
     out["clone"] = clones
+    out["score_at"] = measure_score_at(n, 50 if quick else 200) if n == max(SIZES) else []
     out["env_bytes"] = measure_env_memory(n, seed=3)
     return out
 
@@ -595,6 +618,8 @@ def bench_size(n: int, quick: bool) -> dict[str, Any]:
 
 
 def fmt_time(s: float) -> str:
+    if s != s:  # nan: not measured at this size
+        return "—"
     if s >= 1:
         return f"{s:.2f} s"
     if s >= 1e-3:
@@ -613,6 +638,14 @@ def fmt_bytes(b: float) -> str:
 def clone_figure(i: int, key: str) -> Callable[[dict[str, Any]], float]:
     def get(r: dict[str, Any]) -> float:
         return float(r["clone"][i][key])
+
+    return get
+
+
+def score_figure(i: int) -> Callable[[dict[str, Any]], float]:
+    def get(r: dict[str, Any]) -> float:
+        at = r["score_at"]
+        return float(at[i]["best_batch_median"]) if i < len(at) else float("nan")
 
     return get
 
@@ -642,6 +675,8 @@ def table(results: dict[str, Any], quick: bool) -> tuple[str, list[dict[str, Any
         "step, expected-value's calls (best round med.)",
         lambda r: r["step_expected_value"]["best_round_median"],
         "t",
+        "≤ 100 µs",
+        100e-6,
     )
     add("step, live: policy between steps (median)", lambda r: r["step"]["median"], "t")
     add("step, live: policy between steps (p90)", lambda r: r["step"]["p90"], "t")
@@ -663,6 +698,8 @@ def table(results: dict[str, Any], quick: bool) -> tuple[str, list[dict[str, Any
     add("replay per event", lambda r: r["replay"]["per_event"], "t")
     add("score after 200 steps (median)", lambda r: r["score_200_steps"]["median"], "t")
     add("final score, whole 90-day episode (median)", lambda r: r["score"]["median"], "t", "≤ 1 ms", 1e-3)
+    for i, c in enumerate(r100["score_at"]):
+        add(f"score at {c['target']:,} events (best batch median)", score_figure(i), "t", "≤ 1 ms", 1e-3)
     add("memory per env (after reset)", lambda r: r["env_bytes"], "b", "≤ 1 MiB", MIB)
     for i, c in enumerate(r100["clone"]):
         add(f"memory per clone after {c['steps']} steps", clone_figure(i, "bytes"), "b", "≤ 64 KiB", 64 * KIB)
@@ -695,6 +732,11 @@ def table(results: dict[str, Any], quick: bool) -> tuple[str, list[dict[str, Any
         f"{'PASS' if ok_flat else 'MISS'}"
     )
     lines.append(f"{'clone growth, last checkpoint / first':<44} {'':>11} {flat:>10.2f}x")
+    at = r100["score_at"]
+    if len(at) >= 2:
+        growth = at[-1]["best_batch_median"] / max(1e-12, at[0]["best_batch_median"])
+        label = f"score growth, {at[-1]['events']:,} / {at[0]['events']:,} events"
+        lines.append(f"{label:<44} {'':>11} {growth:>10.2f}x")
     imp = results["import"]
     for label, v, limit in (
         ("import salesgym (fresh process, minus `pass`)", imp["import_salesgym_s"], 0.3),
