@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from salesgym.envs.workflows import jqlib
 from salesgym.envs.workflows.state import document
-from salesgym.envs.workflows.tasks import jqlib
 from salesgym.envs.workflows.tasks.model import OPERATORS
 from salesgym.envs.workflows.tools import OWNER_OF_TABLE, TOOLS
 from salesgym.envs.workflows.verifier import check_assertion, judge_states
