@@ -3,7 +3,7 @@ start against end), the audit (every change made by a successful call of its own
 actions across the trajectory. Computed from the world and the event log alone (the end state is the log's
 fold), so it is authoritative.
 
-Assertions are jq programs (``tasks/jqlib.py``) compared by an operator:
+Assertions are jq programs (``jqlib.py``) compared by an operator (``assertions.py``):
 
 - ``equals`` / ``not_equals``: the program's one output equals (does not equal) ``expected``;
 - ``contains``: the output (a string, a list or an object) contains ``expected`` (substring, member, subset);
@@ -25,80 +25,19 @@ Message rubrics (``rubric.py``) add their checks to their step's assertions, wit
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from salesgym.core.events import EventLog
-from salesgym.envs.workflows import rubric
+from salesgym.envs.workflows import jqlib, rubric
+from salesgym.envs.workflows.assertions import check_assertion, compare  # noqa: F401  (compare: this module's API)
 from salesgym.envs.workflows.rubric import Judge
 from salesgym.envs.workflows.state import Record, WorkflowsState, document
-from salesgym.envs.workflows.tasks import jqlib
 from salesgym.envs.workflows.tools import APP_OF, OWNER_OF_TABLE
 from salesgym.envs.workflows.world import Secret, WorkflowsWorld
 
 BOOKKEEPING = frozenset({"updatedAt", "updated_at", "createdAt", "created_at"})
 RECORD_EVENTS = frozenset({"record_created", "record_updated", "record_deleted"})
-ACTUAL_CHARS = 300  # an assertion's actual value, as reported, is cut to this much JSON text
-
-
-# --- assertions -------------------------------------------------------------------------------------------------
-def compare(op: str, values: Sequence[Any], expected: Any) -> tuple[bool, str]:
-    """Whether the program's outputs satisfy ``op`` against ``expected``, and why not."""
-    if op == "count":
-        return len(values) == expected, f"{len(values)} values"
-    if op == "exists":
-        ok = any(v is not None for v in values)
-        return ok == bool(expected), "" if ok else "no value"
-    if len(values) != 1:
-        return False, f"expected one value, the expression gave {len(values)}"
-    v = values[0]
-    if op == "equals":
-        return v == expected, ""
-    if op == "not_equals":
-        return v != expected, ""
-    if op == "contains":
-        if isinstance(v, str) and isinstance(expected, str):
-            return expected in v, ""
-        if isinstance(v, list):
-            return expected in v, ""
-        if isinstance(v, dict) and isinstance(expected, dict):
-            return all(k in v and v[k] == x for k, x in expected.items()), ""
-        return False, "contains needs a string, a list or an object"
-    if op == "in":
-        return isinstance(expected, list) and v in expected, ""
-    if op == "matches":
-        if not isinstance(v, str) or not isinstance(expected, str):
-            return False, "matches needs a string and a pattern"
-        return re.search(expected, v) is not None, ""
-    if op in ("gt", "gte", "lt", "lte"):
-        same = (isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(expected, (int, float))) or (
-            isinstance(v, str) and isinstance(expected, str))
-        if not same:
-            return False, f"{op} compares two numbers or two ISO times"
-        return {"gt": v > expected, "gte": v >= expected, "lt": v < expected, "lte": v <= expected}[op], ""
-    raise ValueError(f"unknown operator {op!r}")
-
-
-def _cut(value: Any) -> Any:
-    import json
-
-    text = json.dumps(value, default=str)
-    return value if len(text) <= ACTUAL_CHARS else text[:ACTUAL_CHARS] + "..."
-
-
-def check_assertion(step: int, spec: Mapping[str, Any], doc: Any, params: dict[str, Any],
-                    outputs: list[Any] | None = None) -> dict[str, Any]:  # fmt: skip
-    """One assertion's metadata; ``outputs`` are its program's outputs when a batch already ran it."""
-    try:
-        values = outputs if outputs is not None else jqlib.run(spec["expr"], doc, params)
-    except ValueError as err:
-        values, passed, why = [], False, f"jq error: {str(err)[:200]}"
-    else:
-        passed, why = compare(spec["op"], values, spec["expected"])
-    actual = values[0] if len(values) == 1 else values
-    return {"step": step, "name": spec["name"], "expr": spec["expr"], "op": spec["op"],
-            "expected": spec["expected"], "actual": _cut(actual), "passed": passed, "reason": why}  # fmt: skip
 
 
 # --- invariants -------------------------------------------------------------------------------------------------

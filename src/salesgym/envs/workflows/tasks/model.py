@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from salesgym.core.rng import Dice, stream
+from salesgym.envs.workflows import jqlib
 from salesgym.envs.workflows.contract import APPS
 from salesgym.envs.workflows.population import Builder, populate
-from salesgym.envs.workflows.tasks import jqlib
 from salesgym.envs.workflows.world import Fact, Secret, TaskView, WorkflowsWorld
 
 CONDITIONS = ("told", "called", "says", "holds")  # see simulator.py
