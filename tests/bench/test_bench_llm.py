@@ -317,6 +317,10 @@ def test_a_model_that_never_calls_a_tool_shows_why_its_episodes_ended(server: Sc
         assert said == ["I would call someone.", "Let me think.", "Done."]
         assert [m["role"] for m in row["messages"]] == ["system", "user", *["assistant", "user"] * 3]
         assert row["metadata"]["end"] == "stopped: no_tool_call"
+    shown = CliRunner().invoke(app, ["view", run_id, "--db", str(db), "--episode", f"llm/{DEBUG.territories[0].id}"],
+                               env=WIDE)  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    assert "stopped in turn 1 (no_tool_call)" in shown.output and "Let me think." in shown.output
 
 
 def test_invalid_episodes_are_not_scored_and_a_mostly_invalid_row_is_not_ranked() -> None:

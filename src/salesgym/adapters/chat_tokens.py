@@ -14,6 +14,11 @@ the end of the stub's assistant content on, is the environment's part: the templ
 turn (less what the model already generated of it, its end-of-turn token), the new messages, and the next
 generation prompt. That needs only that the stub renders the same whatever follows it.
 
+Tools: a template that renders the ``tools`` it is given gets them (:func:`~salesgym.adapters.tool_prompt.
+renders_tools` checks); one that ignores them (SmolLM2's) gets the tool list and the call format written into
+the system message, and the environment's answers as ``<tool_response>`` user messages, by the renderer every
+adapter shares (:mod:`salesgym.adapters.tool_prompt`). Either way the model is told what it can call.
+
 The tokenizer is any object with the ``transformers`` tokenizer methods used here (``apply_chat_template``,
 ``encode``, ``decode``, ``eos_token_id``); nothing here imports ``transformers``.
 """
@@ -22,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
+
+from salesgym.adapters.tool_prompt import content_calls, renders_tools
 
 Message = dict[str, Any]
 _MARK = "salesgym-assistant-reply-7f3a"  # the stub reply: text no template changes and no reply contains
@@ -47,8 +54,9 @@ class TemplateError(ValueError):
 class ChatTokens:
     """Renders and tokenises one episode's turns with ``tokenizer``'s chat template.
 
-    ``tools`` are the OpenAI function tools the template shows in the prompt; ``template_kwargs`` go to
-    every ``apply_chat_template`` call (``enable_thinking=False``, ...).
+    ``tools`` are the OpenAI function tools the prompt shows (the template's way when it renders tools,
+    ``tools_in_system`` otherwise); ``template_kwargs`` go to every ``apply_chat_template`` call
+    (``enable_thinking=False``, ...).
     """
 
     def __init__(
@@ -60,6 +68,10 @@ class ChatTokens:
         self.tokenizer = tokenizer
         self.tools = [dict(t) for t in tools] if tools else None
         self.kwargs = dict(template_kwargs or {})
+        self.tools_in_system = self.tools is not None and not renders_tools(
+            lambda messages, probe: str(self.tokenizer.apply_chat_template(
+                messages, tools=probe, add_generation_prompt=False, tokenize=False, **self.kwargs))
+        )  # fmt: skip
         self._stub: list[Message] = [
             {"role": "system", "content": "system"},
             {"role": "user", "content": "user"},
@@ -75,6 +87,10 @@ class ChatTokens:
         self.eos_text = "" if eos is None else tokenizer.decode([eos], skip_special_tokens=False)
 
     def render(self, messages: Sequence[Message], *, generation_prompt: bool, tools: bool = False) -> str:
+        """``messages`` through the template; with ``tools``, the tools shown (the template's way, or in the
+        system message when it ignores them)."""
+        if self.tools_in_system:
+            messages, tools = content_calls(messages, self.tools if tools else None), False
         text = self.tokenizer.apply_chat_template(
             list(messages),
             tools=self.tools if tools else None,

@@ -825,16 +825,25 @@ def export(
         list[str] | None,
         typer.Option("--sft-format", help="--sft: jsonl, parquet, dataset (repeatable; default: all three)"),
     ] = None,
+    tool_calls: Annotated[
+        str, typer.Option("--tool-calls", help="--sft: structured, content (<tool_call> text), or auto (by --tokenizer)")
+    ] = "auto",
+    tokenizer: Annotated[
+        str | None,
+        typer.Option("--tokenizer", help="--sft: the tokenizer (folder or .gguf) whose chat template --tool-calls auto "
+                     "reads"),
+    ] = None,
 ) -> None:
     """Export a run's episodes (with every metric) to JSON or CSV, its trajectories as JSONL chat transcripts,
     or its successful episodes as an SFT dataset (--sft). A private split's seeds are left out."""
     if sft:
         _export_sft(run_id, out_path, db, from_files or [], sft_format, fmt, trajectories,
                     min_score=min_score, top=top, metric=metric, policies=sft_policy or [],
-                    tool_arguments=tool_arguments.value)  # fmt: skip
+                    tool_arguments=tool_arguments.value, tool_calls=tool_calls, tokenizer=tokenizer)  # fmt: skip
         return
     sft_only = [name for name, v in (("--min-score", min_score), ("--top", top), ("--policy", sft_policy),
-                                     ("--from", from_files), ("--sft-format", sft_format)) if v]  # fmt: skip
+                                     ("--from", from_files), ("--sft-format", sft_format), ("--tokenizer", tokenizer),
+                                     ("--tool-calls", tool_calls != "auto")) if v]  # fmt: skip
     if sft_only or metric != "primary":
         _fail(f"{', '.join(sft_only) or '--metric'}: only with --sft", 2)
     if run_id is None:
@@ -881,6 +890,8 @@ def _export_sft(
     metric: str,
     policies: list[str],
     tool_arguments: str,
+    tool_calls: str = "auto",
+    tokenizer: str | None = None,
 ) -> None:
     """``export --sft``: every check before any work, then one directory written whole."""
     from salesgym.bench import sft as sf
@@ -893,6 +904,7 @@ def _export_sft(
         selection = sf.Selection(metric=metric, min_score=min_score, top=top, policies=tuple(policies))
         chosen = tuple(dict.fromkeys(formats or sf.FORMATS))
         sf.require_datasets(chosen)
+        calls = sf.calls_mode(tool_calls, sf.load_tokenizer(tokenizer) if tokenizer and tool_calls == "auto" else None)
     except sf.SFTError as e:
         _fail(str(e), 2)
     target = out_path or Path("runs") / f"{run_id or files[0].stem}.sft"
@@ -911,7 +923,9 @@ def _export_sft(
             rows = sf.rows_from_files(files)
             source = {"files": [str(f) for f in files]}
         kept = sf.select(rows, selection)
-        record = sf.write(kept, target, formats=chosen, source=source, selection=selection, candidates=len(rows))
+        kept = sf.with_content_calls(kept) if calls == "content" else kept
+        record = sf.write(kept, target, formats=chosen, source=source, selection=selection, candidates=len(rows),
+                          tool_calls=calls)  # fmt: skip
     except (StoreError, sf.SFTError) as e:
         _fail(str(e))
     except OSError as e:
