@@ -90,7 +90,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Reco
     """``transformers serve`` with SmolLM2 (converted once per session under its temp folder), behind the
     recording proxy: (model name, proxy)."""
     base = tmp_path_factory.getbasetemp()
-    folder = smollm2.served_model(base / "smollm2-served", cache=base / "smollm2-tokenizer")
+    cache = smollm2.cache_dir(base)
+    folder = smollm2.served_model(cache / "served", cache=cache / "tokenizer")
     port = _free_port()
     cli = Path(sys.executable).with_name("transformers")
     log = (base / "transformers-serve.log").open("w")

@@ -20,6 +20,7 @@ Needs ``transformers``, ``torch`` and ``gguf`` (``pip install 'salesgym[trl]' gg
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,14 @@ RESPONSE_TEMPLATE: dict[str, Any] = {
         "content": {"close_pattern": r"\s*(?:<\|im_end\|>|<\|endoftext\|>)", "content": "text"},
     },
 }
+
+
+CACHE_ENV = "SALESGYM_SMOLLM2_CACHE"  # a folder that keeps the converted tokenizer and model between sessions
+
+
+def cache_dir(default: Path) -> Path:
+    """Where the conversions are kept: ``$SALESGYM_SMOLLM2_CACHE`` when set, else ``default/smollm2``."""
+    return Path(os.environ.get(CACHE_ENV) or default / "smollm2")
 
 
 def gguf_path() -> Path:
