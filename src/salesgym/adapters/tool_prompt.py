@@ -18,6 +18,7 @@ token-level rollout, TRL, verl), the SkyRL adapter and the SFT export's ``conten
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -46,10 +47,8 @@ def system_with_tools(instructions: str, tools: Iterable[Mapping[str, Any]]) -> 
 def call_text(name: str, arguments: Any) -> str:
     """One call as the model writes it: ``<tool_call>\\n{"name": ..., "arguments": ...}\\n</tool_call>``."""
     if isinstance(arguments, str):  # OpenAI's JSON text; a text that is not JSON stays the text
-        try:
+        with contextlib.suppress(ValueError):
             arguments = json.loads(arguments)
-        except ValueError:
-            pass
     return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
 
 
@@ -60,7 +59,9 @@ def renders_tools(render: Callable[[list[Message], list[dict[str, Any]] | None],
     return _PROBE in render(messages, PROBE_TOOLS)
 
 
-def content_calls(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> list[Message]:
+def content_calls(
+    messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None
+) -> list[Message]:
     """``messages`` for a template without tool support: assistant calls written into the content (after any
     text), tool messages as ``<tool_response>`` user messages, every content a string; with ``tools``, the
     system message also lists them (:func:`system_with_tools`; one is added first when there is none)."""

@@ -826,7 +826,7 @@ def export(
         typer.Option("--sft-format", help="--sft: jsonl, parquet, dataset (repeatable; default: all three)"),
     ] = None,
     tool_calls: Annotated[
-        str, typer.Option("--tool-calls", help="--sft: structured, content (<tool_call> text), or auto (by --tokenizer)")
+        str, typer.Option("--tool-calls", help="--sft: structured, content (<tool_call> text) or auto (--tokenizer)")
     ] = "auto",
     tokenizer: Annotated[
         str | None,

@@ -69,7 +69,8 @@ Move = dict[str, Any]
 ScriptKey = int | None
 
 _TOKEN = re.compile(r"[A-Za-z]{1,8}|[0-9]{1,3}|[^\sA-Za-z0-9]")
-START_TIMEOUT_S = 300.0  # a safety net only: a busy machine can take more than 10 s; a server that fails says so at once
+# a safety net only: a busy machine can take more than 10 s to start it; a server that fails says so at once
+START_TIMEOUT_S = 300.0
 
 
 def count_tokens(text: str) -> int:

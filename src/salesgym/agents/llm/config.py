@@ -92,9 +92,9 @@ class LLMConfig:
         if self.context_tokens is not None and (not _is_int(self.context_tokens) or self.context_tokens < 1):
             problems.append(f"context_tokens must be a positive integer or None, got {self.context_tokens!r}")
         if not (self.tool_choice is None or self.tool_choice in TOOL_CHOICES or isinstance(self.tool_choice, Mapping)):
-            problems.append(
-                f"tool_choice must be one of {', '.join(TOOL_CHOICES)}, a function object or None, got {self.tool_choice!r}"
-            )
+            choices = ", ".join(TOOL_CHOICES)
+            got = repr(self.tool_choice)
+            problems.append(f"tool_choice must be one of {choices}, a function object or None, got {got}")
         for name in ("max_retries", "digest_turns", "trial"):
             if not _is_int(getattr(self, name)) or getattr(self, name) < 0:
                 problems.append(f"{name} must be a non-negative integer, got {getattr(self, name)!r}")

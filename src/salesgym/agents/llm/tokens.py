@@ -6,9 +6,9 @@ characters a token, the usual rule for English and JSON with BPE tokenizers). Ea
 ``prompt_tokens`` calibrates it: the ratio becomes the *largest* tokens-per-character seen in the episode,
 the starting 1/4 included, so the estimate errs on the side of a smaller prompt and never drops below
 1/4: an endpoint that counts less than it was sent (a server that leaves the tools out of the prompt
-reports a third of their characters' worth) cannot talk it into under-estimating the next prompt. The chat template adds a few tokens per
-message, counted as ``MESSAGE_OVERHEAD``. A margin (``SAFETY``) covers the drift between one request's ratio
-and the next.
+reports a third of their characters' worth) cannot talk it into under-estimating the next prompt.
+The chat template adds a few tokens per message, counted as ``MESSAGE_OVERHEAD``. A margin (``SAFETY``)
+covers the drift between one request's ratio and the next.
 """
 
 from __future__ import annotations
