@@ -113,7 +113,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Reco
             yield str(folder), proxy
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # it waits for a generation in flight to finish: do not
+            proc.kill()
+            proc.wait()
         log.close()
 
 

@@ -155,3 +155,20 @@ def _save_whole(tok: Any, folder: Path) -> None:
     for item in tmp.iterdir():
         shutil.move(str(item), folder / item.name)
     tmp.rmdir()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m salesgym.testing.smollm2 FOLDER``: write the folder ``transformers serve FOLDER`` serves."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m salesgym.testing.smollm2 FOLDER", file=sys.stderr)
+        return 2
+    folder = Path(args[0])
+    print(served_model(folder, folder.with_name(folder.name + "-tokenizer")))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
