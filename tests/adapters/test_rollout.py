@@ -135,11 +135,14 @@ def test_group_copies_share_the_world_and_play_independently() -> None:
     assert other[0].world_digest != group[0].world_digest
 
 
-ID_TEMPLATE = PREFIX.replace("<tool_response>\n{{ m.content }}", "<tool_response id={{ m.tool_call_id }}>\n{{ m.content }}")
-STRIP_TEMPLATE = PREFIX.replace("{{ m.content }}<|im_end|>\n{% endif %}", "{{ m.content | trim }}<|im_end|>\n{% endif %}")
+ID_TEMPLATE = PREFIX.replace("<tool_response>\n{{ m.content }}",
+                             "<tool_response id={{ m.tool_call_id }}>\n{{ m.content }}")  # writes the call id
+STRIP_TEMPLATE = PREFIX.replace("{{ m.content }}<|im_end|>\n{% endif %}",
+                                "{{ m.content | trim }}<|im_end|>\n{% endif %}")  # changes a user message
 
 
-@pytest.mark.parametrize("template", [PREFIX, THINK, ID_TEMPLATE, STRIP_TEMPLATE], ids=["prefix", "think", "id", "strip"])
+@pytest.mark.parametrize("template", [PREFIX, THINK, ID_TEMPLATE, STRIP_TEMPLATE],
+                         ids=["prefix", "think", "id", "strip"])
 def test_the_environments_turn_is_framed_once_and_always_as_the_template_renders_it(template: str) -> None:
     """Each turn's text comes from the frame the template puts around one message (found once); it is what
     rendering the template gives, and a template that writes another field (a call id) or changes the
