@@ -348,7 +348,7 @@ def resolve_policies(
     wants_llm = LLM_NAME in names
     given = {k: v for k, v in llm_options.items() if v is not None}
     if given and not wants_llm:
-        raise BenchError("the --policy llm options (--model, --base-url, ...) apply to --policy llm only")
+        raise BenchError(f"{', '.join(map(lo.flag_of, given))} apply to --policy llm only")
     builtins = [n for n in names if n != LLM_NAME]
     if not builtins and not agents and not wants_llm and not extra:
         builtins = list(suite.all)  # type: ignore[attr-defined]

@@ -55,6 +55,12 @@ LLMSet = Annotated[
 FLAG_FIELDS = {"timeout": "timeout_s", "wall_budget": "wall_budget_s"}  # flag name -> LLMConfig field
 
 
+def flag_of(field: str) -> str:
+    """The command-line flag of an ``LLMConfig`` field (``timeout_s`` -> ``--timeout``)."""
+    named = {v: k for k, v in FLAG_FIELDS.items()}.get(field, field)
+    return "--" + named.replace("_", "-")
+
+
 def _json(flag: str, text: str) -> Any:
     try:
         return json.loads(text)
