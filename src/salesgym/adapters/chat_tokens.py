@@ -71,6 +71,8 @@ class ChatTokens:
         template_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         self.tokenizer = tokenizer
+        backend = getattr(tokenizer, "backend_tokenizer", None)  # transformers' fast tokenizers
+        self._backend = backend if callable(getattr(backend, "encode", None)) else None
         self.tools = [dict(t) for t in tools] if tools else None
         self.kwargs = dict(template_kwargs or {})
         self.tools_in_system = self.tools is not None and not renders_tools(
@@ -107,6 +109,8 @@ class ChatTokens:
         return str(text)
 
     def encode(self, text: str) -> list[int]:
+        if self._backend is not None:  # a fast tokenizer's Rust core: the same ids without transformers' wrapping
+            return list(self._backend.encode(text, add_special_tokens=False).ids)
         return list(self.tokenizer.encode(text, add_special_tokens=False))
 
     def decode(self, ids: Sequence[int]) -> str:
