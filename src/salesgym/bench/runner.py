@@ -176,6 +176,16 @@ def _status(end: str | None) -> str:
     return "step_cap" if end == "step_cap" else "ok"
 
 
+def _ended_by(env: Any) -> str | None:
+    """Why the environment cut the episode short (its last ``episode_ended`` event's reason, e.g. the
+    invalid-action ceiling), for the leaderboard's "ended by" column."""
+    for event in reversed(env.event_log()):
+        if event.get("kind") == "episode_ended":
+            why = (event.get("payload") or {}).get("why")
+            return str(why) if why is not None else None
+    return None
+
+
 def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
     """Play one episode to its end (or the step cap), recording its trajectory; never raises: failures become
     ``status="error"``."""
@@ -210,6 +220,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
                 **env.score(),
                 "return": round(episode_return, 6),
                 "reward_by_tool": {k: round(v, 6) for k, v in sorted(reward_by_tool.items())},
+                **({"ended_by": _ended_by(env)} if episode.end == "truncated" else {}),
             }
         )
         trajectory = _jsonable(recorder.trajectory)
