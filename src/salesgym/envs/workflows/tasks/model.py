@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from salesgym.core.rng import Dice, stream
+from salesgym.envs.workflows.apps.common import ID_FORMATS, id_order
 from salesgym.envs.workflows.contract import APPS
 from salesgym.envs.workflows.population import Builder, populate
 from salesgym.envs.workflows.tasks import jqlib
@@ -30,6 +31,7 @@ from salesgym.envs.workflows.world import Fact, Secret, TaskView, WorkflowsWorld
 CONDITIONS = ("told", "called", "says", "holds")  # see simulator.py
 OPERATORS = ("equals", "not_equals", "contains", "count", "exists", "gt", "gte", "lt", "lte", "matches", "in")
 CHANGE_KINDS = ("create", "update", "delete")
+ORDERED = frozenset(ID_FORMATS) - {"crm.pipelines"}  # listed by id (the default pipeline stays first)
 
 
 def P(name: str) -> dict[str, str]:
@@ -279,6 +281,8 @@ def instantiate(template: Template, seed: int, max_calls: int) -> WorkflowsWorld
     params = template.fixture(builder, rng)
     params.update({f"{k}_int": int(v) for k, v in list(params.items())
                    if k.endswith("_id") and isinstance(v, str) and v.isdigit()})  # engagement ids are numbers
+    params.update({"renewal_pipeline": builder.renewal["pipeline"],
+                   **{f"stage_{k}": v for k, v in builder.renewal.items() if k != "pipeline"}})
     who = stream(seed, "requester").choice(REQUESTERS)
     aside = stream(seed, "requester", "context")
     params = {"requester": who[0], "today": builder.anchor[:10], **params,
@@ -335,7 +339,11 @@ def _ids(value: Any) -> list[str] | None:
 
 
 def _freeze(tables: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, dict[str, Any]]]:
-    return {name: dict(rows) for name, rows in tables.items()}
+    """The starting tables, each listed as its platform lists records: by id (keyed by the seed, so the order of
+    the population, and where the task's records sit in it, changes from one instance to the next). Records the
+    agent creates are listed after them, newest last."""
+    return {name: dict(sorted(rows.items(), key=lambda kv: id_order(kv[0])) if name in ORDERED else rows)
+            for name, rows in tables.items()}  # fmt: skip
 
 
 @dataclass

@@ -59,7 +59,7 @@ def reschedule_request(b: Builder, rng: Dice) -> dict[str, Any]:
             "tz": rng.choice(fx.TIMEZONES), "after": iso(day1)[:10], "start": fx.earliest(b, "demo", day1),
             "new_day": f"{day2:%A} {day2.day} {day2:%B}",  # in words: no tool output spells a day this way
             "start2": fx.earliest(b, "demo", day2, day2 + timedelta(days=1)),
-            "event_type": f"{scheduler.API}/event_types/{fx.EVENT_TYPE['demo']}"}  # fmt: skip
+            "event_type": f"{scheduler.API}/event_types/{b.event_types['demo']}"}  # fmt: skip
 
 
 def inmail_referral(b: Builder, rng: Dice) -> dict[str, Any]:

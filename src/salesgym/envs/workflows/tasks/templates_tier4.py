@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from salesgym.envs.workflows.population import RENEWAL_PIPELINE
 from salesgym.envs.workflows.tasks import fixtures_tier4 as fx
 from salesgym.envs.workflows.tasks.model import OUT, A, Change, F, FactSpec, Forbidden, P, Step, Template
 from salesgym.envs.workflows.tasks.templates import (
@@ -867,8 +866,8 @@ CATALOGUE.add(
                                                            "hubspot-batch-update-objects"),
               (one_contact(), prop("title from the profile", "jobtitle", P("title")), on_company(),
                A("on the renewal deal", ON_DEAL_CONTACT),
-               deal_prop("Renewals pipeline", "pipeline", RENEWAL_PIPELINE),
-               deal_prop("Negotiation", "dealstage", "7430023"),
+               deal_prop("Renewals pipeline", "pipeline", P("renewal_pipeline")),
+               deal_prop("Negotiation", "dealstage", P("stage_negotiation")),
                A("the agreed amount", 'crm("deals"; $deal_id) | (.properties.amount | tonumber) == ($amount | '
                  "tonumber)"))),
          Step("sequencer", "renewal outreach", ("prospect_create", "sequence_add_prospects"), (in_sequence(),)),
@@ -884,7 +883,8 @@ CATALOGUE.add(
                                {"to": {"id": P("deal_id")}, "types": [{"associationTypeId": 4}]}]}]),
          ASK_AMOUNT,
          call("hubspot-batch-update-objects", objectType="deals",
-              inputs=[{"id": P("deal_id"), "properties": {"dealstage": "7430023", "amount": P("amount")}}]),
+              inputs=[{"id": P("deal_id"),
+                       "properties": {"dealstage": P("stage_negotiation"), "amount": P("amount")}}]),
          create_prospect(), enrol([OUT(4, ".data.id")]), book(P("name"), P("email")),
          meeting([OUT(1, ".results[0].id | tonumber")], [P("deal_id_int")], "Renewal call")),
         facts=(AMOUNT,), requester_role="the account executive", forbidden=(NO_INMAIL,),
