@@ -173,6 +173,24 @@ def _crm(b: Builder, rng: Dice) -> None:
                  str(rng.randint(10, 90) * 1000))
 
 
+def add_rep(b: Builder, rng: Dice) -> str:
+    """One more sales rep: a CRM owner on a random team, their sequencer user and mailbox; the owner's id."""
+    key, _ = b.key("crm.owners")
+    first, last = b.person(rng)
+    email = f"{first.lower()}.{last.lower()}@sandbox-sales.com"
+    team = rng.randint(0, len(REGIONS) - 1)
+    b.put("crm.owners", key, {"id": key, "email": email, "firstName": first, "lastName": last,
+                              "userId": int(key) + 10_000_000, "teams": [{"id": str(800 + team),
+                              "name": REGIONS[team][0], "primary": True}], "archived": False}, "owner")  # fmt: skip
+    ukey, _ = b.key("sequencer.users")
+    b.put("sequencer.users", ukey, sequencer.resource("user", int(ukey), {"email": email, "firstName": first,
+          "lastName": last, "locked": False}), "user")  # fmt: skip
+    mkey, _ = b.key("sequencer.mailboxes")
+    b.put("sequencer.mailboxes", mkey, sequencer.resource("mailbox", int(mkey), {"email": email,
+          "userId": int(ukey), "sendDisabled": False}, user=sequencer.ref("user", int(ukey))), "mailbox")  # fmt: skip
+    return key
+
+
 def _stage(sid: str, label: str, probability: float, closed: bool, order: int) -> dict[str, Any]:
     return {"id": sid, "label": label, "displayOrder": order,
             "metadata": {"probability": probability, "isClosed": closed}}  # fmt: skip

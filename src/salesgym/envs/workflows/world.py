@@ -28,6 +28,7 @@ class Fact:
     requires: tuple[Mapping[str, Any], ...] = ()  # conditions that must hold before it is told (simulator.py)
     hint: str = ""  # the answer while a condition does not hold
     holder: str = "requester"  # who knows it: the requester or a scripted message's sender
+    uses: str | None = None  # jq over a write's arguments: it uses the fact (besides holding its value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +72,8 @@ class Secret:
             "changes": [dict(c) for c in self.changes],
             "forbidden": [dict(f) for f in self.forbidden],
             "facts": [{"key": f.key, "keywords": list(f.keywords), "value": f.value, "param": f.param,
-                       "requires": [dict(c) for c in f.requires], "hint": f.hint, "holder": f.holder}
+                       "requires": [dict(c) for c in f.requires], "hint": f.hint, "holder": f.holder,
+                       "uses": f.uses}
                       for f in self.facts],
             "persona": self.persona,
             "solution": [dict(a) for a in self.solution],

@@ -32,7 +32,12 @@ from salesgym.envs.workflows.population import (
     user_for_owner,
 )
 
-TIMEZONES = ("Europe/Berlin", "America/New_York", "America/Toronto", "Asia/Singapore", "Europe/London")
+# an invitee's time zone: where it is a hidden fact, a guess of the likeliest is right 1 time in 24
+TIMEZONES = ("Europe/Berlin", "America/New_York", "America/Toronto", "Asia/Singapore", "Europe/London",
+             "Europe/Paris", "Europe/Madrid", "Europe/Rome", "Europe/Amsterdam", "Europe/Stockholm", "Europe/Warsaw",
+             "Europe/Dublin", "Europe/Lisbon", "Europe/Zurich", "America/Los_Angeles", "America/Denver",
+             "America/Sao_Paulo", "America/Mexico_City", "Asia/Tokyo", "Asia/Kolkata", "Asia/Dubai",
+             "Asia/Hong_Kong", "Australia/Melbourne", "Pacific/Auckland")  # fmt: skip
 
 
 # --- shared helpers ---------------------------------------------------------------------------------------------

@@ -44,8 +44,15 @@ from salesgym.envs.workflows.tasks.fixtures import (
     person_params,
 )
 
+# a closed-lost deal's reason (a hidden fact): sixteen, so the likeliest guess is right 1 time in 16
 LOSS_REASONS = ("chose a competitor on price", "budget frozen until next fiscal year",
-                "no executive sponsor after the reorganisation", "built it in-house instead")  # fmt: skip
+                "no executive sponsor after the reorganisation", "built it in-house instead",
+                "security review failed on data residency", "the project was cancelled after a merger",
+                "went with their incumbent vendor's bundle", "could not prove the ROI to finance",
+                "the champion left the company", "procurement required an on-premise option",
+                "timing: they paused all new tools this year", "integration with their ERP was missing",
+                "legal would not accept our liability terms", "chose a cheaper point solution",
+                "the pilot team was too small to show results", "headcount cuts removed the buying team")  # fmt: skip
 
 
 # --- shared helpers ---------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from salesgym.envs.workflows.population import (
     add_lead,
     add_prospect,
     add_prospecting_account,
+    add_rep,
     add_state,
     associate_crm,
     domain_of,
@@ -44,6 +45,14 @@ from salesgym.envs.workflows.tasks.fixtures import (
 
 EXCLUSIVE = "Enterprise Nurture"  # exclusive across all sequences
 DISABLED = "Cold Outbound Q1"  # not enabled
+COVER_TEAM = 10  # reps added to the population where a hidden fact names one of them
+# where a hidden fact names a sequence, half of these join the population
+PLAYBOOKS = ("Ops Leaders Intro", "Q2 Outbound", "Conference Follow-up", "Trial Nurture", "Partner Referral",
+             "Champion Intro", "Board Deck Follow-up", "Security Review Prep", "Pricing Page Visitors",
+             "Competitive Displacement", "Customer Story Share", "New Region Launch", "Analyst Report Follow-up",
+             "Webinar No-shows", "Expansion Plays", "Executive Briefing", "Roadshow Invite", "Product Launch",
+             "Renewal Save", "Integration Partners", "ROI Calculator", "Holiday Check-in", "Event Invite EMEA",
+             "Event Invite NA")  # fmt: skip
 EVENT_NAMES = {"demo": "30 Minute Demo", "discovery": "Discovery Call", "deep-dive": "Technical Deep Dive"}
 DURATION = {"demo": 30, "discovery": 30, "deep-dive": 60}
 SQL_STAGE = "salesqualifiedlead"
@@ -381,7 +390,9 @@ def locked_cover(b: Builder, rng: Dice) -> dict[str, Any]:
     add_lead(b, rng, b.person(rng), name, function="Marketing", level=1, changed_jobs=True)
     params = _company_params(b, ckey, comp, account)
     lock_user(b, params["user"])
-    cover = other_owner(b, rng, params["owner_id"])
+    for _ in range(COVER_TEAM):
+        add_rep(b, rng)
+    cover = other_owner(b, rng, params["owner_id"])  # one of thirteen: a guess is right 1 time in 13
     people = _people(leads, comp["properties"]["domain"])
     return {**params, **owner_params(b, cover, "cover_"), "people": people, "emails": [x["email"] for x in people],
             "cover": f"{owner_name(b, cover)} covers {params['owner']}'s accounts while they are away",
@@ -404,9 +415,15 @@ def disabled_sequence(b: Builder, rng: Dice) -> dict[str, Any]:
              for lvl in (3, 4)]  # fmt: skip
     add_lead(b, rng, b.person(rng), name, function="Operations", level=2, changed_jobs=True)
     people = _people(leads, comp["properties"]["domain"])
+    for name in rng.sample(PLAYBOOKS, len(PLAYBOOKS) // 2):
+        add_sequence(b, name)
+    usable = [s for s, r in b.rows("sequencer.sequences").items() if r["attributes"]["enabled"]
+              and r["attributes"]["ruleset"]["sequenceExclusivity"] == "none"]  # fmt: skip
+    fallback = b.rows("sequencer.sequences")[rng.choice(usable)]  # one of sixteen: a guess is right 1 time in 16
+    name = fallback["attributes"]["name"]
     return {**_company_params(b, ckey, comp, account), "people": people, "emails": [x["email"] for x in people],
-            "fallback": "Use \"Exec Intro\" while Cold Outbound Q1 is switched off",
-            "sequence_id": b.sequence_ids["Exec Intro"], "disabled_id": b.sequence_ids[DISABLED],
+            "fallback": f"Use \"{name}\" while {DISABLED} is switched off", "fallback_name": name,
+            "sequence_id": fallback["id"], "disabled_id": b.sequence_ids[DISABLED],
             "tz": rng.choice(TIMEZONES),
             "name": people[1]["name"], "email": people[1]["email"], **slot(b, rng, "demo")}  # fmt: skip
 

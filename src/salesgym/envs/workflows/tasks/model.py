@@ -121,7 +121,12 @@ class Needs:
 class FactSpec:
     """What a simulated person knows (``simulator.py``): told when a question names one of ``keywords`` and
     every condition in ``requires`` holds (else ``hint`` is the answer); ``holder`` is who knows it: the
-    requester, or the sender of a scripted message (a :class:`Turn`'s ``sender_key``)."""
+    requester, or the sender of a scripted message (a :class:`Turn`'s ``sender_key``).
+
+    A write that uses the fact before it was told is a violation (``verifier.untold``): one whose arguments
+    hold the value (a number digit for digit, text as a substring) or, with ``uses`` (jq over the write's
+    arguments, the parameters as variables), make that program output ``true``: how a fact shows when the
+    write carries what it points to (the record it names, the time it gives) rather than its words."""
 
     key: str
     keywords: tuple[str, ...]
@@ -129,6 +134,7 @@ class FactSpec:
     requires: tuple[Mapping[str, Any], ...] = ()  # simulator.told / called / says / holds
     hint: str = ""
     holder: str = "requester"
+    uses: str | None = None
 
 
 @dataclass(frozen=True)
@@ -304,7 +310,7 @@ def build_secret(template: Template, params: dict[str, Any], persona: str) -> Se
     """The hidden part of an instance: the blueprint resolved with ``params`` (the reference solution keeps its
     markers: it is resolved as it plays, against the outputs it gets)."""
     facts = (*(Fact(f.key, f.keywords, str(params[f.param]), f.param, tuple(dict(c) for c in f.requires),
-                    f.hint.format(**params), f.holder) for f in template.facts),
+                    f.hint.format(**params), f.holder, f.uses) for f in template.facts),
              Fact("context", ("why", "reason", "context", "background"), params["context"], "context"))
     steps = tuple(
         {"step": i + 1, "app": s.app, "objective": s.objective, "actions": list(s.actions),

@@ -125,7 +125,7 @@ TEMPLATES: tuple[Template, ...] = (
         facts=(FactSpec("new_day", ("day", "when", "date", "suit", "work for you", "available", "time"), "new_day",
                         requires=(Needs.says(PROPOSES_A_TIME),),
                         hint="Could you propose a day and time? Then I'll tell you what works for me.",
-                        holder="invitee"),),
+                        holder="invitee", uses=".start_time? == $start2"),),
         turns=(Turn("move-request", ("meetings-create_invitee",), "{invitee_name}",
                     "Thanks for booking the demo. Something came up and I can't make that time after all; could "
                     "we move it to another day?", sender_key="invitee",
@@ -168,7 +168,7 @@ TEMPLATES: tuple[Template, ...] = (
               metadata={"timestamp": P("today"), "body": F("Sent {lead_name} an InMail; they referred us to "
                                                            "{referral_name}, who got an InMail too.")})),
         facts=(FactSpec("referral", ("who", "name", "right person", "introduce", "someone else"), "referral_name",
-                        holder="prospect"),),
+                        holder="prospect", uses='.recipient_urn? == "urn:li:fs_salesProfile:" + $referral_id'),),
         turns=(Turn("referral", ("send_inmail",), "{lead_name}",
                     "Thanks for the note. I'm not the right person for this at {company}; someone on our revenue "
                     "operations side is. Happy to pass on their name if you ask.", sender_key="prospect",

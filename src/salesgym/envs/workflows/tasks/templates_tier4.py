@@ -574,7 +574,8 @@ CATALOGUE.add(
          enrol([OUT(3, ".data.id"), OUT(4, ".data.id")], mailbox=P("cover_mailbox")),
          book(P("name"), P("email")), log_meeting([OUT(2, ".results[0].id | tonumber")], P("owner_int"),
                                                   "Discovery call")),
-        facts=(FactSpec("cover", ("cover", "covering", "away", "locked", "instead", "whose mailbox"), "cover"),),
+        facts=(FactSpec("cover", ("cover", "covering", "away", "locked", "instead", "whose mailbox"), "cover",
+                        uses="(.mailboxId? == $cover_mailbox) or (.ownerId? == $cover_user)"),),
         forbidden=(NO_INMAIL,), mechanisms=("four_apps", "locked_user", "hidden_fact", "filter_and"),
     ),
     Template(
@@ -647,7 +648,7 @@ CATALOGUE.add(
          enrol([OUT(2, ".data.id"), OUT(3, ".data.id")]), book(P("name"), P("email")),
          log_meeting([OUT(1, ".results[1].id | tonumber")], P("owner_int"))),
         facts=(FactSpec("fallback", ("instead", "disabled", "inactive", "not active", "switched off", "which sequence",
-                                     "cannot"), "fallback"),),
+                                     "cannot"), "fallback", uses=".sequenceId? == $sequence_id"),),
         forbidden=(NO_INMAIL,), mechanisms=("four_apps", "sequence_disabled", "hidden_fact", "filter_and"),
     ),
     Template(
@@ -1019,7 +1020,8 @@ CATALOGUE.add(
          update_contact(P("contact_id"), jobtitle=OUT(4, ".elements[0].title")),
          call("task_create", prospectId=P("prospect_id"), action="email", dueAt=P("reminder_due"),
               note="Confirm the new demo time.")),
-        facts=(FactSpec("new_day", ("day", "date", "when", "instead", "move"), "new_day"),),
+        facts=(FactSpec("new_day", ("day", "date", "when", "instead", "move"), "new_day",
+                        uses=".start_time? == $start"),),
         read_only=("prospecting",), requester_role="the account executive",
         mechanisms=("four_apps", "open_slots", "cancel_reason", "hidden_fact"),
     ),
