@@ -24,9 +24,9 @@ from salesgym.core.rng import stream
 from salesgym.envs.workflows.apps import scheduler
 from salesgym.envs.workflows.apps.crm import LEAD_STATUS, LIFECYCLE
 from salesgym.envs.workflows.contract import iso, sandbox_now
+from salesgym.envs.workflows.packs import catalogue
 from salesgym.envs.workflows.tasks.fixtures import TIMEZONES
 from salesgym.envs.workflows.tasks.model import CONTEXT, PERSONAS, build_secret, resolve
-from salesgym.envs.workflows.tasks.templates import TEMPLATES
 from salesgym.envs.workflows.tools import APP_OF, TOOLS
 from salesgym.envs.workflows.world import WorkflowsWorld
 
@@ -56,7 +56,8 @@ def hidden_variant(world: WorkflowsWorld, k: int) -> WorkflowsWorld:
     for fact in secret.facts:
         params[fact.param] = _redraw(fact.param, str(params[fact.param]), seed)
     persona = PERSONAS[(PERSONAS.index(secret.persona) + k + 1) % len(PERSONAS)]
-    return dataclasses.replace(world, secret=build_secret(TEMPLATES[secret.template], params, persona))
+    template = catalogue(world.pack or None)[secret.template]
+    return dataclasses.replace(world, secret=build_secret(template, params, persona))
 
 
 def neutral_variant(world: WorkflowsWorld) -> WorkflowsWorld:

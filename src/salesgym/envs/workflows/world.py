@@ -94,6 +94,7 @@ class WorkflowsWorld:
     secret: Secret
     provenance: Mapping[str, str]  # "table/key" -> generator, seed and the part of the population it came from
     tape: tuple[Scheduled, ...] = ()
+    pack: str = ""  # the template pack's directory ("": the package's own templates)
 
     @property
     def tier(self) -> int:
@@ -106,4 +107,4 @@ class WorkflowsWorld:
     def hidden(self) -> dict[str, Any]:
         return {**self.public(), "instance": self.secret.to_dict(),
                 "tables": {name: list(rows.values()) for name, rows in self.tables.items()},
-                "provenance": dict(self.provenance)}  # fmt: skip
+                "provenance": dict(self.provenance), **({"pack": self.pack} if self.pack else {})}  # fmt: skip

@@ -280,8 +280,9 @@ CONTEXT = ("the quarterly pipeline review is on Friday", "marketing is measuring
 PERSONAS = ("brisk and to the point", "friendly and chatty", "detail-minded and careful", "busy, answers in fragments")
 
 
-def instantiate(template: Template, seed: int, max_calls: int) -> WorkflowsWorld:
-    """The world of ``template`` under ``seed``: the population, the fixture's scene and the resolved task."""
+def instantiate(template: Template, seed: int, max_calls: int, pack: str = "") -> WorkflowsWorld:
+    """The world of ``template`` under ``seed``: the population, the fixture's scene and the resolved task
+    (``pack``: the template pack it comes from, "" for the package's own)."""
     builder = populate(seed)
     rng = stream(seed, "task", template.id)
     params = template.fixture(builder, rng)
@@ -298,7 +299,7 @@ def instantiate(template: Template, seed: int, max_calls: int) -> WorkflowsWorld
     view = TaskView(template.title, template.prompt.format(**params), template.apps, template.read_only,
                     f"{who[0]} ({template.requester_role})")  # fmt: skip
     return WorkflowsWorld(seed, float(max_calls), builder.anchor, _freeze(builder.tables), dict(builder.counters),
-                          view, secret, dict(builder.provenance))  # fmt: skip
+                          view, secret, dict(builder.provenance), pack=pack)  # fmt: skip
 
 
 def _most(value: Any) -> int:
