@@ -44,7 +44,7 @@ from salesgym.envs.workflows.tasks.fixtures import (
     person_params,
 )
 
-# a closed-lost deal's reason (a hidden fact): sixteen, so the likeliest guess is right 1 time in 16
+# a closed-lost deal's reason (a hidden fact): twenty, so the likeliest guess is right 1 time in 20
 LOSS_REASONS = ("chose a competitor on price", "budget frozen until next fiscal year",
                 "no executive sponsor after the reorganisation", "built it in-house instead",
                 "security review failed on data residency", "the project was cancelled after a merger",
@@ -52,7 +52,9 @@ LOSS_REASONS = ("chose a competitor on price", "budget frozen until next fiscal 
                 "the champion left the company", "procurement required an on-premise option",
                 "timing: they paused all new tools this year", "integration with their ERP was missing",
                 "legal would not accept our liability terms", "chose a cheaper point solution",
-                "the pilot team was too small to show results", "headcount cuts removed the buying team")  # fmt: skip
+                "the pilot team was too small to show results", "headcount cuts removed the buying team",
+                "their board froze all software spend", "a reseller offered them a bundled deal",
+                "the renewal of their current contract locked them in", "implementation would take too long")  # fmt: skip
 
 
 # --- shared helpers ---------------------------------------------------------------------------------------------
