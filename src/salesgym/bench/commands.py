@@ -99,6 +99,14 @@ KeyFile = Annotated[
         "--key-file", help=f"key of a private split (default: ${sp.KEY_ENV_VAR}); see `salesgym splits keygen`"
     ),
 ]
+TemplatesDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--templates-dir",
+        help=f"a workflows template pack's directory: the split cut over it (default: ${sp.PACK_ENV_VAR}); "
+        "see docs/workflows.md, 'Template packs'",
+    ),
+]
 
 
 PassThreshold = Annotated[
@@ -227,7 +235,8 @@ def _preflight(manifest: sp.Manifest) -> None:
     except ImportError as e:
         raise BenchError(f"the environment or the policies are not installed: {e}") from e
     where = manifest.path or manifest.name
-    problems = sp.check_catalogue(manifest, salesgym.env_class(manifest.env_id).scenario_catalogue())
+    catalogue = salesgym.env_class(manifest.env_id).scenario_catalogue()
+    problems = [] if manifest.pack is not None else sp.check_catalogue(manifest, catalogue)  # a pack: checked below
     if problems:
         raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
     problems = sp.environment_problems(manifest)
@@ -538,6 +547,7 @@ def bench(
     dry_run_episodes: Annotated[int, typer.Option(min=1, help="--dry-run: territories sampled per policy")] = 2,
     splits_dir: SplitsDir = None,
     key_file: KeyFile = None,
+    templates_dir: TemplatesDir = None,
     verifier_key_file: Annotated[
         Path | None,
         typer.Option(
@@ -556,6 +566,7 @@ def bench(
             send_seed=send_seed,
         )  # fmt: skip
         manifest = _unlock(sp.load(split or _default_split(family), splits_dir), key_file)
+        manifest = sp.attach_pack(manifest, templates_dir)
         env_family = runner.family_of(manifest.env_id)
         if family is not None and family != env_family:
             raise BenchError(f"split {manifest.name!r} is a {env_family} split, not {family}")
@@ -571,6 +582,9 @@ def bench(
         notes: list[str] = []
         if from_service is not None and from_record:
             raise BenchError("give --from-service or --from-record, not both")
+        if manifest.pack is not None and (from_service is not None or from_record):
+            raise BenchError("a split cut over a template pack is scored in process (--templates-dir): a service or "
+                             "MCP server builds its tasks from the package's templates")
         if from_service is not None:
             spec, notes = remote.collect(from_service, manifest, trials, name)
             collected.append(spec)
@@ -1043,16 +1057,23 @@ def splits_generate(
     family: Annotated[
         str | None, typer.Option(help="another environment family's splits (e.g. desk), into splits/<family>/")
     ] = None,
+    templates_dir: Annotated[
+        Path | None,
+        typer.Option("--templates-dir", help="--family workflows --private: cut the split over this template pack"),
+    ] = None,
 ) -> None:
     """Generate the manifests from the scenario catalogue. Refuses to change a frozen split without --force.
 
-    With ``--private NAME --key-file F`` it writes one private manifest (held-out's templates, no seeds in the
-    file: they are derived from the key) and leaves the public ones alone."""
+    With ``--private NAME --key-file F`` it writes one private manifest (the family's generalisation split's shape,
+    no seeds in the file: they are derived from the key) and leaves the public ones alone; with ``--family
+    workflows --templates-dir PACK`` too, the private split is cut over that template pack."""
     from salesgym.bench import splitgen
 
     if family is not None and family != "territory":
-        _generate_family(family, out_dir, force)
+        _generate_family(family, out_dir, force, private, key_file, templates_dir, held_out_family)
         return
+    if templates_dir is not None:
+        _fail("--templates-dir applies to --family workflows --private (a template pack); the territory has none")
     target = out_dir or sp.default_splits_dir()
     _check_out_dir(target, "the manifests")
     try:
@@ -1091,14 +1112,28 @@ def splits_generate(
         out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _generate_family(family: str, out_dir: Path | None, force: bool) -> None:
+def _generate_family(family: str, out_dir: Path | None, force: bool, private: str | None, key_file: Path | None,
+                     templates_dir: Path | None, held_out_family: str | None) -> None:  # fmt: skip
+    """Another family's manifests: its public splits, or (``--private``) one private split, maybe over a pack."""
     from salesgym.bench import splitgen
 
+    if held_out_family is not None:
+        _fail(f"--held-out-family applies to the territory's splits; {family}'s splits are cut by its own plan")
+    if private is None and key_file is not None:
+        _fail("--key-file applies to --private only (public splits are not keyed)")
+    if private is None and templates_dir is not None:
+        _fail("--templates-dir applies to --private (a private split cut over a template pack)")
     target = out_dir or sp.default_splits_dir() / family
     _check_out_dir(target, "the manifests")
     try:
-        manifests = splitgen.generate_family(family)
-    except ValueError as e:
+        if private is not None:
+            key = sp.resolve_key(key_file)
+            if key is None:
+                raise ValueError(f"--private needs the split's key: pass --key-file FILE or set ${sp.KEY_ENV_VAR}")
+            manifests = {private: splitgen.generate_family_private(family, private, key, templates_dir)}
+        else:
+            manifests = splitgen.generate_family(family)
+    except (ValueError, sp.SplitError) as e:
         _fail(str(e))
     changed = [n for n, m in manifests.items() if (p := target / f"{n}.json").is_file()
                and json.loads(p.read_text(encoding="utf-8")).get("sha256") != m["sha256"]]  # fmt: skip
