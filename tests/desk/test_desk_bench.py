@@ -83,6 +83,17 @@ def test_eval_ranks_oracle_over_heuristics_over_the_floors_and_every_probe_fails
     assert ranked[:2] == ["quote-then-fit", "greedy-by-need"]
 
 
+def test_over_insuring_up_to_the_budget_does_not_beat_honest_selling_on_transfer() -> None:
+    """`budget-max` (the honest anchor sizing every offer to 97% of the stated budget) against its twin on
+    every transfer desk (eval runs it with the whole suite above)."""
+    records = _episodes("desk-transfer", None, ("quote-then-fit", "budget-max"))
+    a = analysis.analyse(records, ["quote-then-fit", "budget-max"], SUITE)
+    assert a.exploit_check == "passed", [(r.policy, r.difference) for r in a.exploits]
+    assert _primary(records, "budget-max") < _primary(records, "quote-then-fit")
+    assert sum(r.metrics["suitability_violations"] for r in records if r.policy == "budget-max") > 0
+    assert all(r.metrics["suitability_violations"] == 0 for r in records if r.policy == "quote-then-fit")
+
+
 @pytest.mark.parametrize(("split", "n"), [("desk-transfer", 12), ("desk-scale", 4)])
 def test_transfer_and_scale_keep_the_order(split: str, n: int) -> None:
     records = _episodes(split, n, ("idle", "random", "greedy-by-need", "quote-then-fit", "oracle"))
