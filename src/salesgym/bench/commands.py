@@ -32,9 +32,11 @@ from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, res
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
 from salesgym.bench.view import view_command
+from salesgym.cli_options import COUNT_MAX, STEPS_MAX, finite
 from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 
 DEFAULT_DB = Path("runs") / "salesgym.sqlite"
+WORKERS_MAX = 1024
 
 out = Console()
 err = Console(stderr=True)
@@ -104,13 +106,23 @@ PassThreshold = Annotated[
     float,
     typer.Option(
         "--pass-threshold",
+        min=0,
+        max=1,
+        callback=finite,
         help="pass^k: a territory passes when every trial's normalised score is at least this",
     ),
 ]
-PriceIn = Annotated[float | None, typer.Option("--price-in", min=0, help="$ per million prompt tokens")]
-PriceOut = Annotated[float | None, typer.Option("--price-out", min=0, help="$ per million completion tokens")]
+PriceIn = Annotated[
+    float | None, typer.Option("--price-in", min=0, callback=finite, help="$ per million prompt tokens")
+]
+PriceOut = Annotated[
+    float | None, typer.Option("--price-out", min=0, callback=finite, help="$ per million completion tokens")
+]
 PriceCached = Annotated[
-    float | None, typer.Option("--price-cached", min=0, help="$ per million cached prompt tokens (default: --price-in)")
+    float | None,
+    typer.Option(
+        "--price-cached", min=0, callback=finite, help="$ per million cached prompt tokens (default: --price-in)"
+    ),
 ]
 PricesFile = Annotated[
     Path | None,
@@ -478,9 +490,15 @@ def bench(
     api_key_env: Annotated[
         str | None, typer.Option(help="--policy llm: environment variable holding the API key")
     ] = None,
-    temperature: Annotated[float | None, typer.Option(help="--policy llm: sampling temperature")] = None,
-    top_p: Annotated[float | None, typer.Option(help="--policy llm: nucleus sampling")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="--policy llm: completion tokens per reply")] = None,
+    temperature: Annotated[
+        float | None, typer.Option(min=0, max=2, callback=finite, help="--policy llm: sampling temperature")
+    ] = None,
+    top_p: Annotated[
+        float | None, typer.Option(min=0, max=1, callback=finite, help="--policy llm: nucleus sampling")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=1, max=COUNT_MAX, help="--policy llm: completion tokens per reply")
+    ] = None,
     context: Annotated[str | None, typer.Option(help="--policy llm: context strategy (see docs/agents.md)")] = None,
     from_service: Annotated[
         str | None,
@@ -495,10 +513,16 @@ def bench(
     name: Annotated[
         str, typer.Option(help="--from-service / --from-record: the agent's name on the leaderboard")
     ] = "remote-agent",
-    trials: Annotated[int, typer.Option(min=1, help="play each territory K times (policy seeds differ)")] = 1,
+    trials: Annotated[
+        int, typer.Option(min=1, max=COUNT_MAX, help="play each territory K times (policy seeds differ)")
+    ] = 1,
     pass_threshold: PassThreshold = an.DEFAULT_PASS_THRESHOLD,
-    episodes: Annotated[int | None, typer.Option(min=1, help="only the first N territories of the split")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
+    episodes: Annotated[
+        int | None, typer.Option(min=1, max=COUNT_MAX, help="only the first N territories of the split")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=WORKERS_MAX, help="parallel episodes (default: all cores)")
+    ] = None,
     backend: Annotated[BackendName, typer.Option(case_sensitive=False, help="where episodes run")] = BackendName.local,
     ray_address: Annotated[str | None, typer.Option(help="existing Ray cluster (default: start a local one)")] = None,
     ablation: Annotated[
@@ -510,7 +534,7 @@ def bench(
         bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
     ] = False,
     max_steps: Annotated[
-        int, typer.Option(min=1, help="step cap per episode (counted as a failure)")
+        int, typer.Option(min=1, max=STEPS_MAX, help="step cap per episode (counted as a failure)")
     ] = DEFAULT_MAX_STEPS,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
@@ -519,7 +543,9 @@ def bench(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="play a few episodes, write nothing, project tokens, cost and time")
     ] = False,
-    dry_run_episodes: Annotated[int, typer.Option(min=1, help="--dry-run: territories sampled per policy")] = 2,
+    dry_run_episodes: Annotated[
+        int, typer.Option(min=1, max=COUNT_MAX, help="--dry-run: territories sampled per policy")
+    ] = 2,
     splits_dir: SplitsDir = None,
     key_file: KeyFile = None,
     verifier_key_file: Annotated[
@@ -542,7 +568,8 @@ def bench(
         "context": context,
     }
     try:
-        manifest = _unlock(sp.load(split or _default_split(family), splits_dir), key_file)
+        # an empty --split is a name that exists nowhere, not "the default"
+        manifest = _unlock(sp.load(split if split is not None else _default_split(family), splits_dir), key_file)
         env_family = runner.family_of(manifest.env_id)
         if family is not None and family != env_family:
             raise BenchError(f"split {manifest.name!r} is a {env_family} split, not {family}")
@@ -784,11 +811,13 @@ def export(
         ),
     ] = False,
     min_score: Annotated[
-        float | None, typer.Option("--min-score", help="--sft: keep episodes whose --metric is at least this")
+        float | None,
+        typer.Option("--min-score", callback=finite, help="--sft: keep episodes whose --metric is at least this"),
     ] = None,
     top: Annotated[
         float | None,
-        typer.Option("--top", help="--sft: keep the best share (0-1] of each territory's episodes by --metric"),
+        typer.Option("--top", min=0, max=1, callback=finite,
+                     help="--sft: keep the best share (0-1] of each territory's episodes by --metric"),
     ] = None,
     metric: Annotated[str, typer.Option("--metric", help="--sft: the score to select by (primary, return, ...)")] = (
         "primary"
@@ -927,7 +956,11 @@ def runs(db: DbPath = DEFAULT_DB) -> None:
     out.print(t)
 
 
-splits_app = typer.Typer(no_args_is_help=True, help="Check or (re)generate the split manifests; make split keys.")
+splits_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help text, as on the main app
+    help="Check or (re)generate the split manifests; make split keys.",
+)
 
 
 @splits_app.command("verify")
