@@ -22,10 +22,10 @@ import typer
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from salesgym.bench import analysis as an
+from salesgym.bench import progress as bar
 from salesgym.bench import remote
 from salesgym.bench import splits as sp
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
@@ -379,19 +379,6 @@ def resolve_policies(
     return specs, added
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("episodes"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=err,
-    )
-
-
 def _dry_run(
     manifest: sp.Manifest,
     specs: list[PolicySpec],
@@ -410,7 +397,7 @@ def _dry_run(
 
     n_full = len(manifest.limited(episodes)) * trials
     _, todo = runner.plan(manifest, specs, min(sample, len(manifest.limited(episodes))), ablation, max_steps, 1)
-    progress = _progress()
+    progress = bar.make(err)
     task = progress.add_task(f"{manifest.name} (dry run)", total=len(todo))
     played: list[EpisodeRecord] = []
     with _sigterm_stops(), progress:
@@ -639,7 +626,7 @@ def bench(
             soft_wrap=True,
         )
     errors: list[EpisodeRecord] = []
-    progress = _progress()
+    progress = bar.make(err)
     task = progress.add_task(f"{manifest.name}", total=None)
 
     def on_plan(todo: int, done: int) -> None:
