@@ -244,6 +244,25 @@ def _preflight(manifest: sp.Manifest) -> None:
     problems = sp.environment_problems(manifest)
     if problems:
         raise BenchError(f"{where}: the environment cannot build this split: {'; '.join(problems[:5])}")
+    _first_world(manifest)
+
+
+def _first_world(manifest: sp.Manifest) -> None:
+    """Build, reset and score the split's first world here, before any episode: whatever a family imports
+    only when it plays or scores (a verifier's library) is missing now, once, not in every episode's record."""
+    from salesgym.bench import runner
+
+    if not manifest.territories:
+        return
+    first = manifest.territories[0]
+    try:
+        env = runner.make_env(first, None, manifest.env_id)
+        env.reset(seed=first.seed)
+        env.score()
+    except ImportError as e:
+        raise BenchError(f"{manifest.name}: a library this family needs is missing: {e}") from e
+    except Exception as e:  # every episode would fail the same way
+        raise BenchError(f"{manifest.name}: cannot build and score {first.id}: {type(e).__name__}: {e}") from e
 
 
 def _default_split(family: str | None) -> str:
