@@ -1,4 +1,4 @@
-"""Fuzzing the call parser (DESIGN.md section 3, promises 4 and 5).
+"""Fuzzing the call parser (docs/architecture.md, promises 4 and 5).
 
 Two properties:
 

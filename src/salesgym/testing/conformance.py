@@ -1,4 +1,4 @@
-"""The conformance checks: each takes a :class:`Case` and asserts one promise of DESIGN.md section 3.
+"""The conformance checks: each takes a :class:`Case` and asserts one promise of docs/architecture.md.
 
 Checks use only the public API plus operator-side calls (``event_log``, ``hidden_truth``, ``clone``,
 ``replay``, ``start_world``) and the engine's state digest; family knowledge comes from the family's
