@@ -144,7 +144,8 @@ def mcp(
 
     app = http_app(episodes, host, agent_check if tokens.enabled else None)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+        # on SIGTERM uvicorn stops the sessions (each is recorded as its connection ends) within the grace period
+        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False, timeout_graceful_shutdown=5)
     except OSError as err:
         _fail(f"cannot serve on {host}:{port}: {err.strerror or err}")
     finally:
