@@ -22,12 +22,13 @@ import typer
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
 from salesgym.bench import analysis as an
 from salesgym.bench import progress as bar
 from salesgym.bench import remote
 from salesgym.bench import splits as sp
+from salesgym.bench import vocabulary as vc
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
@@ -281,13 +282,13 @@ def _n(x: float) -> str:
     return f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
-def _leaderboard(a: an.Analysis, title: str) -> Table:
+def _leaderboard(a: an.Analysis, title: str, words: vc.Vocabulary = vc.NEUTRAL) -> Table:
     t = Table(
         title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False
     )
     t.add_column("#", justify="right", min_width=5, no_wrap=True)
     t.add_column("policy", no_wrap=True, min_width=17)
-    columns = ["norm", "primary", "95% CI", "closed", "Δ anchor"]
+    columns = ["norm", "primary", "95% CI", words.closed.short, "Δ anchor"]
     columns += ["spread", f"pass^{a.trials}"] if a.trials > 1 else []
     columns += ["tokens/ep p/c/cached"] + (["$/ep"] if a.prices else []) if a.has_usage else []
     for col in columns:
@@ -313,25 +314,18 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
     return t
 
 
-SCORE_LEGEND = (  # what an environment class that says nothing of its score (SCORE_LEGEND) means by the columns
-    "primary = the environment's verified score",
-    "closed = mean closed value",
-)
-
-
-def _explain(a: an.Analysis, env_id: str = sp.ENV_ID) -> str:
-    import salesgym
-
-    primary, closed = getattr(salesgym.env_class(env_id), "SCORE_LEGEND", SCORE_LEGEND)
+def _explain(a: an.Analysis, words: vc.Vocabulary = vc.NEUTRAL) -> str:
+    """The legend under the leaderboard, in the family's words (``envs/<family>/report_words.py``)."""
+    w = words
     return (
-        f"[dim]Ranked by norm, the normalised score: {a.normalisation} (0 = no better than doing nothing or "
-        f"random, 1 = the reference), so every territory counts alike whatever its size. {escape(primary)} (mean; "
-        f"95% bootstrap CI over territories). {escape(closed)}. Δ anchor = paired difference with {a.anchor} "
-        "on the same territories (* = CI excludes 0). probe = an exploit probe, checked below, never ranked. "
-        "ref = reads hidden truth: headroom, never ranked."
+        f"[dim]Ranked by norm, the normalised score: {w.speak(a.normalisation)} (0 = no better than doing nothing or "
+        f"random, 1 = the reference), so every {w.unit} counts alike. primary = {escape(w.primary)} (mean; 95% "
+        f"bootstrap CI over {w.units}). {escape(w.closed.short)} = {escape(w.closed_means)}. Δ anchor = paired "
+        f"difference with {a.anchor} on the same {w.units} (* = CI excludes 0). probe = an exploit probe, checked "
+        "below, never ranked. ref = reads hidden truth: headroom, never ranked."
         + (
-            f" Each territory played {a.trials} times: figures are means over its trials; spread = mean std of norm "
-            f"across trials; pass^{a.trials} = share of territories where every trial reached norm >= "
+            f" Each {w.unit} played {a.trials} times: figures are means over its trials; spread = mean std of norm "
+            f"across trials; pass^{a.trials} = share of {w.units} where every trial reached norm >= "
             f"{a.pass_threshold:g}."
             if a.trials > 1
             else ""
@@ -665,7 +659,7 @@ def bench(
 
     where = f"{chosen.name}" + (f" ({n_workers} workers)" if chosen.name == "local" else "")
     err.print(
-        f"salesgym bench: split {manifest.name} ({n_terr} territories, "
+        f"salesgym bench: split {manifest.name} ({n_terr} {vc.for_family(env_family).units}, "
         f"sha256 {manifest.sha256[:12]}), {len(names)} policies"
         + (f" x {trials} trials" if trials > 1 else "")
         + f", backend {where}"
@@ -708,15 +702,16 @@ def bench(
     finally:
         store.close()
     a = an.analyse(eps, names, suite, pass_threshold=pass_threshold, prices=prices)
-    title = f"{manifest.name}: primary score over {n_terr} territories (run {run_id})" + (
+    words = vc.for_family(env_family)
+    title = f"{manifest.name}: primary score over {n_terr} {words.units} (run {run_id})" + (
         f", ablation {abl}" if abl else ""
     )
-    out.print(_leaderboard(a, escape(title)))
-    out.print(_explain(a, manifest.env_id), soft_wrap=True)
+    out.print(_leaderboard(a, escape(title), words))
+    out.print(_explain(a, words), soft_wrap=True)
     for line in _exploit_lines(a):
         out.print(line, highlight=False, soft_wrap=True)
     for note in a.notes:
-        out.print(f"[dim]note: {escape(note)}[/]")
+        out.print(f"[dim]note: {escape(words.speak(note))}[/]")
     if a.has_usage:
         total = an.run_cost(a)
         out.print(
@@ -943,8 +938,12 @@ def runs(db: DbPath = DEFAULT_DB) -> None:
     """List the runs in the database."""
     store = _open_store(db, readonly=True)
     try:
-        t = Table("run", "created", "split", "ablation", "policies", "episodes")
-        for r in store.runs():
+        found = store.runs()
+        # run ids and split names are copied from here: never cut or wrapped, whatever the terminal's width
+        widest = {k: max((len(getattr(r, k)) for r in found), default=3) for k in ("id", "split")}
+        t = Table(Column("run", no_wrap=True, min_width=widest["id"]), Column("created", overflow="fold"),
+                  Column("split", no_wrap=True, min_width=widest["split"]), "ablation", "policies", "episodes")
+        for r in found:
             eps = store.episodes(r.id)
             cells = (
                 r.id,
