@@ -128,13 +128,13 @@ class QuoteArgs(ToolArgs):
     plan_type: Plan = Field(description="TERM, WHOLE, UL or DI (see products_list_plans)")
     coverage_amount: int = Field(ge=1000, le=10_000_000, multiple_of=1000,
                                  description="cover in dollars (DI: monthly benefit), a multiple of 1000")
-    term_years: int | None = Field(description="TERM: 10, 15, 20 or 30; null for WHOLE, UL and DI")
+    term_years: int | None = Field(None, description="TERM: 10, 15, 20 or 30; null for WHOLE, UL and DI")
 
 
 class OfferArgs(ToolArgs):
     plan_type: Plan = Field(description="the quoted plan")
     coverage_amount: int = Field(ge=1000, le=10_000_000, multiple_of=1000, description="the quoted cover")
-    term_years: int | None = Field(description="the quoted term (null unless TERM)")
+    term_years: int | None = Field(None, description="the quoted term (null unless TERM)")
     monthly_premium: float = Field(ge=0, le=1_000_000, description="the quoted premium, exactly as quoted")
     discount_pct: int = Field(0, ge=0, le=DISCOUNT_AUTHORITY_PCT,
                               description=f"discount off the quoted premium, 0-{DISCOUNT_AUTHORITY_PCT} percent")

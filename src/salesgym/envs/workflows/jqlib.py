@@ -1,5 +1,5 @@
-"""jq over the sandbox's state document (``$doc`` is the whole document), through the ``jq`` library (an
-optional dependency: the ``workflows`` extra). Every program gets a small prelude of helpers and the instance's
+"""jq over the sandbox's state document (``$doc`` is the whole document), through the ``jq`` library (a
+dependency of the base install). Every program gets a small prelude of helpers and the instance's
 parameters as ``$name`` variables; compiled programs are cached by their text and parameter names. A template's
 assertions also run as one batch program (:func:`run_many`): one compilation per template and process, and the
 document handed to jq once instead of once per assertion.
@@ -43,8 +43,9 @@ def members($list): [.prospecting.list_members[] | select(.list_id == $list) | .
 def _require_jq() -> Any:
     try:
         import jq
-    except ImportError as err:  # pragma: no cover - the extra is part of the test install
-        raise ImportError("the workflows verifier needs the jq library: pip install 'salesgym[workflows]'") from err
+    except ImportError as err:  # pragma: no cover - jq is a dependency
+        raise ImportError("the workflows verifier needs the jq library, a dependency of salesgym: reinstall "
+                          "salesgym, or pip install jq") from err
     return jq
 
 
