@@ -1,4 +1,4 @@
-"""Fuzzing the call parser (DESIGN.md section 3, promises 4 and 5).
+"""Fuzzing the call parser (docs/architecture.md, promises 4 and 5).
 
 Two properties:
 
@@ -6,13 +6,14 @@ Two properties:
   tool's exported schema and from its negations (wrong types, out of range, too long, missing and
   extra fields, null where not allowed, ...) are parsed by ``TOOLS.parse`` and validated by ``jsonschema``
   (Draft 2020-12) against ``mcp_tools()[i]["inputSchema"]`` (the OpenAI strict export is the same schema
-  without the string lengths strict mode cannot express); the two must agree. The
-  documented differences: a field with a default may be omitted, and means that default; a call without
-  arguments (``args`` absent, null or an empty text) means ``{}``. Handler-level
+  without the string lengths strict mode cannot express, and with every field required); the two must agree.
+  A field with a default is optional in the MCP schema and may be omitted; the one documented difference: a
+  call without arguments (``args`` absent, null or an empty text) means ``{}``. Handler-level
   refusals (an unknown id) are not the parser's, so parse results are compared, not step statuses.
 * **No input makes a step raise, and a refused call changes nothing but one event.** Thousands of generated
   calls (JSON texts, Python objects, deep nesting, huge integers, odd keys, objects whose methods raise, valid
-  calls with mutated fields) mixed with valid ones, against ``territory-v0`` and ``territory-debug-v0`` of
+  calls with mutated fields, and the service's hostile-input corpus, ``salesgym.testing.hostile_input``, as call
+  texts and argument texts) mixed with valid ones, against ``territory-v0`` and ``territory-debug-v0`` of
   several sizes, horizons, families and templates. ``benchmarks/fuzz_campaign.py`` runs the same generator
   for millions of calls.
 
@@ -54,13 +55,12 @@ from salesgym.testing.hostile import (
     RaisingMapping,
     RaisingStr,
 )
+from salesgym.testing.hostile_input import WIRE
 
 # --- 1. the parser and the exported schema agree --------------------------------------------------------------
 
 SCHEMAS = {t["name"]: t["inputSchema"] for t in salesgym.make("territory-debug-v0").mcp_tools()}
 VALIDATORS = {name: jsonschema.Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
-DEFAULTS = {name: {f: info.default for f, info in spec.args.model_fields.items() if not info.is_required()}
-            for name, spec in TOOLS.specs.items()}
 ANY_JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
@@ -188,9 +188,9 @@ _NOT_JSON = object()
 
 
 def _schema_accepts(tool: str, args: Any) -> bool:
-    """What the exported schema says of ``args``, read as the call's ``args`` is: a string is the arguments'
-    JSON text, and no arguments (null, or a text of only whitespace) is ``{}``. The one deliberate difference
-    from the bare schema: an omitted field that has a default means that default."""
+    """What the exported MCP schema says of ``args``, read as the call's ``args`` is: a string is the arguments'
+    JSON text, and no arguments (null, or a text of only whitespace) is ``{}``. An omitted field that has a
+    default is optional in the schema itself (it means that default)."""
     if isinstance(args, str):
         try:
             args = json.loads(args) if args.strip() else None
@@ -198,8 +198,6 @@ def _schema_accepts(tool: str, args: Any) -> bool:
             args = _NOT_JSON
     if args is None:
         args = {}
-    if isinstance(args, dict):
-        args = {**DEFAULTS[tool], **args}
     return args is not _NOT_JSON and VALIDATORS[tool].is_valid(args)
 
 
@@ -375,6 +373,16 @@ def _mutate(rng: random.Random, call: dict[str, Any]) -> Any:
 WAIT_TEXT = '{"tool": "wait", "args": {"hours": %s, "until": null}}'
 
 
+def _hostile(rng: random.Random) -> Any:
+    """An item of the service's hostile-input corpus (the bytes a remote caller could send), as the call itself,
+    as the text of a call's arguments, or inside a call's text, in bytes or as text."""
+    item = rng.choice(WIRE)
+    text = item.value.decode("utf-8", "surrogateescape")
+    return rng.choice([lambda: item.value, lambda: text, lambda: {"tool": "wait", "args": text},
+                       lambda: item.inside(b'{"tool": "wait", "args": ', b"}"),
+                       lambda: WAIT_TEXT % text])()
+
+
 def random_call(rng: random.Random, env: Any) -> tuple[str, Any]:
     """One call and the name of its kind: valid, re-spelled valid, mutated valid, or junk."""
     roll = rng.random()
@@ -388,6 +396,8 @@ def random_call(rng: random.Random, env: Any) -> tuple[str, Any]:
                                               "arguments": call["args"]}])
     if roll < 0.75:
         return "mutated", _mutate(rng, territory_random_action(env, rng))
+    if roll < 0.8:
+        return "hostile input", _hostile(rng)
     if roll < 0.85:
         return "junk text", rng.choice([
             lambda: "[" * rng.choice(DEPTHS) + "]" * rng.choice(DEPTHS),
@@ -544,5 +554,6 @@ def test_generated_calls_never_raise_and_refusals_change_nothing_else(seed: int)
     # the mix is what it claims to be: many refusals, many successes, several episodes
     assert tally.raised == 0 and tally.side_effects == 0
     assert tally.refused > 600 and tally.ok > 400 and tally.episodes >= 4, tally
-    assert all(tally.kinds[f"{kind}: error"] > 20 for kind in ("mutated", "junk", "junk text")), tally.kinds
+    assert all(tally.kinds[f"{kind}: error"] > 20 for kind in ("mutated", "junk", "junk text", "hostile input")), (
+        tally.kinds)
     assert tally.kinds["valid: ok"] > 200 and tally.kinds["valid spelling: ok"] > 50, tally.kinds

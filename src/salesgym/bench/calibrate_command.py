@@ -17,9 +17,11 @@ from typing import Annotated
 import typer
 
 from salesgym.bench import calibration as cal
+from salesgym.bench import llm_options as lo
 from salesgym.bench import splits as sp
 from salesgym.bench.commands import (
     DEFAULT_DB,
+    WORKERS_MAX,
     DbPath,
     KeyFile,
     SplitsDir,
@@ -38,6 +40,7 @@ from salesgym.bench.commands import (
 from salesgym.bench.policyspec import PolicySpecError
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError
 from salesgym.bench.store import StoreError
+from salesgym.cli_options import COUNT_MAX, STEPS_MAX, finite
 
 SPLIT_KINDS = ("train", "eval", "held-out")
 
@@ -62,26 +65,37 @@ def calibrate(
         str | None, typer.Option("--policy", "-p", help="registered policy, or llm (with --model)")
     ] = None,
     agent: Annotated[str | None, typer.Option("--agent", help="your own policy, module:Class or factory")] = None,
-    model: Annotated[str | None, typer.Option(help="--policy llm: the model name the endpoint serves")] = None,
-    base_url: Annotated[str | None, typer.Option(help="--policy llm: OpenAI-compatible endpoint")] = None,
-    api_key_env: Annotated[str | None, typer.Option(help="--policy llm: environment variable holding the key")] = None,
-    temperature: Annotated[float | None, typer.Option(help="--policy llm: sampling temperature")] = None,
+    model: lo.Model = None,
+    base_url: lo.BaseUrl = None,
+    api_key_env: lo.ApiKeyEnv = None,
+    temperature: lo.Temperature = None,
+    context_tokens: lo.ContextTokens = None,
+    tool_choice: lo.ToolChoice = None,
+    extra_body: lo.ExtraBody = None,
+    timeout: lo.Timeout = None,
+    llm_set: lo.LLMSet = None,
     trials: Annotated[int, typer.Option(min=1, max=100, help="attempts per task (distinct policy seeds)")] = 8,
     pass_threshold: Annotated[
         float | None,
-        typer.Option("--pass-threshold", help="for a family without a pass/fail verdict: an episode passes when "
-                     "its primary score reaches this"),
+        typer.Option("--pass-threshold", min=0, callback=finite, help="for a family without a pass/fail verdict: "
+                     "an episode passes when its primary score reaches this"),
     ] = None,
-    episodes: Annotated[int | None, typer.Option(min=1, help="only the first N tasks of each split")] = None,
+    episodes: Annotated[
+        int | None, typer.Option(min=1, max=COUNT_MAX, help="only the first N tasks of each split")
+    ] = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="output directory (default: runs/calibration/<family>-<policy>)")
     ] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=WORKERS_MAX, help="parallel episodes (default: all cores)")
+    ] = None,
     db: DbPath = DEFAULT_DB,
     retry_errors: Annotated[
         bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
     ] = False,
-    max_steps: Annotated[int, typer.Option(min=1, help="step cap per episode (a failure)")] = DEFAULT_MAX_STEPS,
+    max_steps: Annotated[
+        int, typer.Option(min=1, max=STEPS_MAX, help="step cap per episode (a failure)")
+    ] = DEFAULT_MAX_STEPS,
     splits_dir: SplitsDir = None,
     key_file: KeyFile = None,
 ) -> None:
@@ -91,9 +105,10 @@ def calibrate(
 
     if (policy is None) == (agent is None):
         _fail("give exactly one of --policy NAME (or --policy llm --model M) and --agent module:Class", 2)
-    llm_options: dict[str, object] = {"model": model, "base_url": base_url, "api_key_env": api_key_env,
-                                      "temperature": temperature}  # fmt: skip
     try:
+        llm_options = lo.collect(llm_set, model=model, base_url=base_url, api_key_env=api_key_env,
+                                 temperature=temperature, context_tokens=context_tokens, tool_choice=tool_choice,
+                                 extra_body=extra_body, timeout=timeout)  # fmt: skip
         names = split or default_splits(family)
         manifests = [_unlock(sp.load(n, splits_dir), key_file) for n in names]
         for m in manifests:

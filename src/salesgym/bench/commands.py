@@ -11,7 +11,7 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -22,19 +22,23 @@ import typer
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from salesgym.bench import analysis as an
+from salesgym.bench import llm_options as lo
+from salesgym.bench import progress as bar
 from salesgym.bench import remote, tiers
 from salesgym.bench import splits as sp
+from salesgym.bench import vocabulary as vc
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
 from salesgym.bench.view import view_command
+from salesgym.cli_options import COUNT_MAX, STEPS_MAX, finite
 from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 
 DEFAULT_DB = Path("runs") / "salesgym.sqlite"
+WORKERS_MAX = 1024
 
 out = Console()
 err = Console(stderr=True)
@@ -98,19 +102,37 @@ KeyFile = Annotated[
         "--key-file", help=f"key of a private split (default: ${sp.KEY_ENV_VAR}); see `salesgym splits keygen`"
     ),
 ]
+TemplatesDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--templates-dir",
+        help=f"a workflows template pack's directory: the split cut over it (default: ${sp.PACK_ENV_VAR}); "
+        "see docs/workflows.md, 'Template packs'",
+    ),
+]
 
 
 PassThreshold = Annotated[
     float,
     typer.Option(
         "--pass-threshold",
+        min=0,
+        max=1,
+        callback=finite,
         help="pass^k: a territory passes when every trial's normalised score is at least this",
     ),
 ]
-PriceIn = Annotated[float | None, typer.Option("--price-in", min=0, help="$ per million prompt tokens")]
-PriceOut = Annotated[float | None, typer.Option("--price-out", min=0, help="$ per million completion tokens")]
+PriceIn = Annotated[
+    float | None, typer.Option("--price-in", min=0, callback=finite, help="$ per million prompt tokens")
+]
+PriceOut = Annotated[
+    float | None, typer.Option("--price-out", min=0, callback=finite, help="$ per million completion tokens")
+]
 PriceCached = Annotated[
-    float | None, typer.Option("--price-cached", min=0, help="$ per million cached prompt tokens (default: --price-in)")
+    float | None,
+    typer.Option(
+        "--price-cached", min=0, callback=finite, help="$ per million cached prompt tokens (default: --price-in)"
+    ),
 ]
 PricesFile = Annotated[
     Path | None,
@@ -226,12 +248,32 @@ def _preflight(manifest: sp.Manifest) -> None:
     except ImportError as e:
         raise BenchError(f"the environment or the policies are not installed: {e}") from e
     where = manifest.path or manifest.name
-    problems = sp.check_catalogue(manifest, salesgym.env_class(manifest.env_id).scenario_catalogue())
+    catalogue = salesgym.env_class(manifest.env_id).scenario_catalogue()
+    problems = [] if manifest.pack is not None else sp.check_catalogue(manifest, catalogue)  # a pack: checked below
     if problems:
         raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
     problems = sp.environment_problems(manifest)
     if problems:
         raise BenchError(f"{where}: the environment cannot build this split: {'; '.join(problems[:5])}")
+    _first_world(manifest)
+
+
+def _first_world(manifest: sp.Manifest) -> None:
+    """Build, reset and score the split's first world here, before any episode: whatever a family imports
+    only when it plays or scores (a verifier's library) is missing now, once, not in every episode's record."""
+    from salesgym.bench import runner
+
+    if not manifest.territories:
+        return
+    first = manifest.territories[0]
+    try:
+        env = runner.make_env(first, None, manifest.env_id)
+        env.reset(seed=first.seed)
+        env.score()
+    except ImportError as e:
+        raise BenchError(f"{manifest.name}: a library this family needs is missing: {e}") from e
+    except Exception as e:  # every episode would fail the same way
+        raise BenchError(f"{manifest.name}: cannot build and score {first.id}: {type(e).__name__}: {e}") from e
 
 
 def _default_split(family: str | None) -> str:
@@ -251,15 +293,17 @@ def _n(x: float) -> str:
     return f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
-def _leaderboard(a: an.Analysis, title: str) -> Table:
+def _leaderboard(a: an.Analysis, title: str, words: vc.Vocabulary = vc.NEUTRAL) -> Table:
     t = Table(
         title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False
     )
     t.add_column("#", justify="right", min_width=5, no_wrap=True)
     t.add_column("policy", no_wrap=True, min_width=17)
-    columns = ["norm", "primary", "95% CI", "closed", "Δ anchor"]
+    columns = ["norm", "primary", "95% CI", words.closed.short, "Δ anchor"]
     columns += ["spread", f"pass^{a.trials}"] if a.trials > 1 else []
     columns += ["tokens/ep p/c/cached"] + (["$/ep"] if a.prices else []) if a.has_usage else []
+    stops = any(a.stops.values())
+    columns += ["ended by"] if stops else []
     for col in columns:
         t.add_column(col, justify="right", no_wrap=True)
     for label, r in an.ranked(a.rows, "ref"):
@@ -279,29 +323,24 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
         if a.has_usage:
             c = a.costs[r.policy]
             cells += [an.tokens_text(c.tokens_mean)] + ([an.dollars(c.cost_mean)] if a.prices else [])
+        if stops:
+            cells.append(an.stops_text(a.stops.get(r.policy, {})))
         t.add_row(*cells)
     return t
 
 
-SCORE_LEGEND = (  # what an environment class that says nothing of its score (SCORE_LEGEND) means by the columns
-    "primary = the environment's verified score",
-    "closed = mean closed value",
-)
-
-
-def _explain(a: an.Analysis, env_id: str = sp.ENV_ID) -> str:
-    import salesgym
-
-    primary, closed = getattr(salesgym.env_class(env_id), "SCORE_LEGEND", SCORE_LEGEND)
+def _explain(a: an.Analysis, words: vc.Vocabulary = vc.NEUTRAL) -> str:
+    """The legend under the leaderboard, in the family's words (``envs/<family>/report_words.py``)."""
+    w = words
     return (
-        f"[dim]Ranked by norm, the normalised score: {a.normalisation} (0 = no better than doing nothing or "
-        f"random, 1 = the reference), so every territory counts alike whatever its size. {escape(primary)} (mean; "
-        f"95% bootstrap CI over territories). {escape(closed)}. Δ anchor = paired difference with {a.anchor} "
-        "on the same territories (* = CI excludes 0). probe = an exploit probe, checked below, never ranked. "
-        "ref = reads hidden truth: headroom, never ranked."
+        f"[dim]Ranked by norm, the normalised score: {w.speak(a.normalisation)} (0 = no better than doing nothing or "
+        f"random, 1 = the reference), so every {w.unit} counts alike. primary = {escape(w.primary)} (mean; 95% "
+        f"bootstrap CI over {w.units}). {escape(w.closed.short)} = {escape(w.closed_means)}. Δ anchor = paired "
+        f"difference with {a.anchor} on the same {w.units} (* = CI excludes 0). probe = an exploit probe, checked "
+        "below, never ranked. ref = reads hidden truth: headroom, never ranked."
         + (
-            f" Each territory played {a.trials} times: figures are means over its trials; spread = mean std of norm "
-            f"across trials; pass^{a.trials} = share of territories where every trial reached norm >= "
+            f" Each {w.unit} played {a.trials} times: figures are means over its trials; spread = mean std of norm "
+            f"across trials; pass^{a.trials} = share of {w.units} where every trial reached norm >= "
             f"{a.pass_threshold:g}."
             if a.trials > 1
             else ""
@@ -309,6 +348,13 @@ def _explain(a: an.Analysis, env_id: str = sp.ENV_ID) -> str:
         + (
             " tokens/ep = prompt/completion/cached tokens per episode, as the policy's endpoint reported them."
             if a.has_usage
+            else ""
+        )
+        + (
+            " ended by = share of episodes that ended early and why: no call (replies without a tool call), invalid "
+            "calls (the environment's invalid-action ceiling), budget, context, step cap, error, endpoint (stopped by "
+            "the endpoint: invalid, not scored; a row of mostly invalid episodes is not ranked)."
+            if any(a.stops.values())
             else ""
         )
         + "[/]"
@@ -325,7 +371,7 @@ def _exploit_lines(a: an.Analysis) -> list[str]:
 
 
 def resolve_policies(
-    names: list[str] | None, agents: list[str] | None, llm_options: dict[str, object], suite: object,
+    names: list[str] | None, agents: list[str] | None, llm_options: Mapping[str, object], suite: object,
     extra: list[PolicySpec] | None = None,
 ) -> tuple[list[PolicySpec], list[str]]:
     """The run's policies from ``--policy`` (registered names, or ``llm``), ``--agent`` and ``extra`` (a
@@ -337,8 +383,7 @@ def resolve_policies(
     wants_llm = LLM_NAME in names
     given = {k: v for k, v in llm_options.items() if v is not None}
     if given and not wants_llm:
-        flags = ", ".join("--" + k.replace("_", "-") for k in given)
-        raise BenchError(f"{flags} apply to --policy llm only")
+        raise BenchError(f"{', '.join(map(lo.flag_of, given))} apply to --policy llm only")
     builtins = [n for n in names if n != LLM_NAME]
     if not builtins and not agents and not wants_llm and not extra:
         builtins = list(suite.all)  # type: ignore[attr-defined]
@@ -368,19 +413,6 @@ def resolve_policies(
     return specs, added
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("episodes"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=err,
-    )
-
-
 def _dry_run(
     manifest: sp.Manifest,
     specs: list[PolicySpec],
@@ -399,13 +431,18 @@ def _dry_run(
 
     n_full = len(manifest.limited(episodes)) * trials
     _, todo = runner.plan(manifest, specs, min(sample, len(manifest.limited(episodes))), ablation, max_steps, 1)
-    progress = _progress()
+    progress = bar.make(err)
     task = progress.add_task(f"{manifest.name} (dry run)", total=len(todo))
     played: list[EpisodeRecord] = []
     with _sigterm_stops(), progress:
         for rec in chosen.run(todo):  # type: ignore[attr-defined]
             played.append(rec)
             progress.advance(task)
+    failed = [r for r in played if r.status == "error" or an.invalid(r)]
+    if failed:  # a failed episode says nothing of what the real ones would cost
+        first = (failed[0].error or failed[0].end or "unknown").strip().splitlines()[0]
+        _fail(f"{len(failed)} of {len(played)} sampled episode(s) failed (first: {failed[0].policy}: {first}); "
+              "nothing is projected from them: fix that and run the dry run again")  # fmt: skip
     rows = an.projection(played, [s.name for s in specs], n_full, prices)
     t = Table(
         title=f"{manifest.name}: dry run, projected for {n_full} episode(s) per policy "
@@ -439,10 +476,6 @@ def _dry_run(
         highlight=False,
         soft_wrap=True,
     )
-    failed = [r for r in played if r.status == "error"]
-    if failed:
-        first = (failed[0].error or "unknown").strip().splitlines()[0]
-        _fail(f"{len(failed)} sampled episode(s) ended in an error (first: {failed[0].policy}: {first})")
 
 
 def bench(
@@ -472,17 +505,21 @@ def bench(
             "(the floors and the oracle are added to normalise it)",
         ),
     ] = None,
-    model: Annotated[str | None, typer.Option(help="--policy llm: the model name the endpoint serves")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="--policy llm: OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="--policy llm: environment variable holding the API key")
-    ] = None,
-    temperature: Annotated[float | None, typer.Option(help="--policy llm: sampling temperature")] = None,
-    top_p: Annotated[float | None, typer.Option(help="--policy llm: nucleus sampling")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="--policy llm: completion tokens per reply")] = None,
-    context: Annotated[str | None, typer.Option(help="--policy llm: context strategy (see docs/agents.md)")] = None,
+    model: lo.Model = None,
+    base_url: lo.BaseUrl = None,
+    api_key_env: lo.ApiKeyEnv = None,
+    temperature: lo.Temperature = None,
+    top_p: lo.TopP = None,
+    max_tokens: lo.MaxTokens = None,
+    context: lo.Context = None,
+    context_tokens: lo.ContextTokens = None,
+    tool_choice: lo.ToolChoice = None,
+    extra_body: lo.ExtraBody = None,
+    timeout: lo.Timeout = None,
+    token_budget: lo.TokenBudget = None,
+    wall_budget: lo.WallBudget = None,
+    send_seed: lo.SendSeed = None,
+    llm_set: lo.LLMSet = None,
     from_service: Annotated[
         str | None,
         typer.Option(help="score an agent's sessions of this split's tasks on a salesgym service at this URL "
@@ -496,10 +533,16 @@ def bench(
     name: Annotated[
         str, typer.Option(help="--from-service / --from-record: the agent's name on the leaderboard")
     ] = "remote-agent",
-    trials: Annotated[int, typer.Option(min=1, help="play each territory K times (policy seeds differ)")] = 1,
+    trials: Annotated[
+        int, typer.Option(min=1, max=COUNT_MAX, help="play each territory K times (policy seeds differ)")
+    ] = 1,
     pass_threshold: PassThreshold = an.DEFAULT_PASS_THRESHOLD,
-    episodes: Annotated[int | None, typer.Option(min=1, help="only the first N territories of the split")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
+    episodes: Annotated[
+        int | None, typer.Option(min=1, max=COUNT_MAX, help="only the first N territories of the split")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=WORKERS_MAX, help="parallel episodes (default: all cores)")
+    ] = None,
     backend: Annotated[BackendName, typer.Option(case_sensitive=False, help="where episodes run")] = BackendName.local,
     ray_address: Annotated[str | None, typer.Option(help="existing Ray cluster (default: start a local one)")] = None,
     ablation: Annotated[
@@ -511,7 +554,7 @@ def bench(
         bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
     ] = False,
     max_steps: Annotated[
-        int, typer.Option(min=1, help="step cap per episode (counted as a failure)")
+        int, typer.Option(min=1, max=STEPS_MAX, help="step cap per episode (counted as a failure)")
     ] = DEFAULT_MAX_STEPS,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
@@ -520,9 +563,12 @@ def bench(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="play a few episodes, write nothing, project tokens, cost and time")
     ] = False,
-    dry_run_episodes: Annotated[int, typer.Option(min=1, help="--dry-run: territories sampled per policy")] = 2,
+    dry_run_episodes: Annotated[
+        int, typer.Option(min=1, max=COUNT_MAX, help="--dry-run: territories sampled per policy")
+    ] = 2,
     splits_dir: SplitsDir = None,
     key_file: KeyFile = None,
+    templates_dir: TemplatesDir = None,
     verifier_key_file: Annotated[
         Path | None,
         typer.Option(
@@ -533,17 +579,16 @@ def bench(
     """Run policies on a frozen split and print the leaderboard with bootstrap CIs and the exploit check."""
     from salesgym.bench import runner
 
-    llm_options: dict[str, object] = {
-        "model": model,
-        "base_url": base_url,
-        "api_key_env": api_key_env,
-        "temperature": temperature,
-        "top_p": top_p,
-        "max_tokens": max_tokens,
-        "context": context,
-    }
     try:
-        manifest = _unlock(sp.load(split or _default_split(family), splits_dir), key_file)
+        llm_options = lo.collect(
+            llm_set, model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature, top_p=top_p,
+            max_tokens=max_tokens, context=context, context_tokens=context_tokens, tool_choice=tool_choice,
+            extra_body=extra_body, timeout=timeout, token_budget=token_budget, wall_budget=wall_budget,
+            send_seed=send_seed,
+        )  # fmt: skip
+        # an empty --split is a name that exists nowhere, not "the default"
+        manifest = _unlock(sp.load(split if split is not None else _default_split(family), splits_dir), key_file)
+        manifest = sp.attach_pack(manifest, templates_dir)
         env_family = runner.family_of(manifest.env_id)
         if family is not None and family != env_family:
             raise BenchError(f"split {manifest.name!r} is a {env_family} split, not {family}")
@@ -559,6 +604,9 @@ def bench(
         notes: list[str] = []
         if from_service is not None and from_record:
             raise BenchError("give --from-service or --from-record, not both")
+        if manifest.pack is not None and (from_service is not None or from_record):
+            raise BenchError("a split cut over a template pack is scored in process (--templates-dir): a service or "
+                             "MCP server builds its tasks from the package's templates")
         if from_service is not None:
             spec, notes = remote.collect(from_service, manifest, trials, name)
             collected.append(spec)
@@ -613,7 +661,7 @@ def bench(
             soft_wrap=True,
         )
     errors: list[EpisodeRecord] = []
-    progress = _progress()
+    progress = bar.make(err)
     task = progress.add_task(f"{manifest.name}", total=None)
 
     def on_plan(todo: int, done: int) -> None:
@@ -633,7 +681,7 @@ def bench(
 
     where = f"{chosen.name}" + (f" ({n_workers} workers)" if chosen.name == "local" else "")
     err.print(
-        f"salesgym bench: split {manifest.name} ({n_terr} territories, "
+        f"salesgym bench: split {manifest.name} ({n_terr} {vc.for_family(env_family).units}, "
         f"sha256 {manifest.sha256[:12]}), {len(names)} policies"
         + (f" x {trials} trials" if trials > 1 else "")
         + f", backend {where}"
@@ -676,11 +724,12 @@ def bench(
     finally:
         store.close()
     a = an.analyse(eps, names, suite, pass_threshold=pass_threshold, prices=prices)
-    title = f"{manifest.name}: primary score over {n_terr} territories (run {run_id})" + (
+    words = vc.for_family(env_family)
+    title = f"{manifest.name}: primary score over {n_terr} {words.units} (run {run_id})" + (
         f", ablation {abl}" if abl else ""
     )
-    out.print(_leaderboard(a, escape(title)))
-    out.print(_explain(a, manifest.env_id), soft_wrap=True)
+    out.print(_leaderboard(a, escape(title), words))
+    out.print(_explain(a, words), soft_wrap=True)
     for line in _exploit_lines(a):
         out.print(line, highlight=False, soft_wrap=True)
     by_tier = tiers.by_tier(eps, {t.id: t.horizon_days for t in manifest.layout}, names, suite)
@@ -689,7 +738,7 @@ def bench(
         for line in tiers.exploit_lines(by_tier):
             out.print(line, highlight=False, soft_wrap=True)
     for note in a.notes:
-        out.print(f"[dim]note: {escape(note)}[/]")
+        out.print(f"[dim]note: {escape(words.speak(note))}[/]")
     if a.has_usage:
         total = an.run_cost(a)
         out.print(
@@ -703,6 +752,13 @@ def bench(
         highlight=False,
         soft_wrap=True,
     )
+    stopped = [e for e in eps if an.invalid(e)]
+    if stopped:
+        _fail(
+            f"{len(stopped)} episode(s) were stopped by the endpoint and are not scored (first: {stopped[0].policy} on "
+            f"{stopped[0].territory_id}: {(stopped[0].end or '').removeprefix('stopped: ')}); fix the endpoint and "
+            "re-run with --retry-errors"
+        )
     failed = [e for e in eps if e.status == "error"]
     if failed:
         first = (failed[0].error or "").strip().splitlines()[0] if failed[0].error else "unknown"
@@ -790,11 +846,13 @@ def export(
         ),
     ] = False,
     min_score: Annotated[
-        float | None, typer.Option("--min-score", help="--sft: keep episodes whose --metric is at least this")
+        float | None,
+        typer.Option("--min-score", callback=finite, help="--sft: keep episodes whose --metric is at least this"),
     ] = None,
     top: Annotated[
         float | None,
-        typer.Option("--top", help="--sft: keep the best share (0-1] of each territory's episodes by --metric"),
+        typer.Option("--top", min=0, max=1, callback=finite,
+                     help="--sft: keep the best share (0-1] of each territory's episodes by --metric"),
     ] = None,
     metric: Annotated[str, typer.Option("--metric", help="--sft: the score to select by (primary, return, ...)")] = (
         "primary"
@@ -811,16 +869,25 @@ def export(
         list[str] | None,
         typer.Option("--sft-format", help="--sft: jsonl, parquet, dataset (repeatable; default: all three)"),
     ] = None,
+    tool_calls: Annotated[
+        str, typer.Option("--tool-calls", help="--sft: structured, content (<tool_call> text) or auto (--tokenizer)")
+    ] = "auto",
+    tokenizer: Annotated[
+        str | None,
+        typer.Option("--tokenizer", help="--sft: the tokenizer (folder or .gguf) whose chat template --tool-calls auto "
+                     "reads"),
+    ] = None,
 ) -> None:
     """Export a run's episodes (with every metric) to JSON or CSV, its trajectories as JSONL chat transcripts,
     or its successful episodes as an SFT dataset (--sft). A private split's seeds are left out."""
     if sft:
         _export_sft(run_id, out_path, db, from_files or [], sft_format, fmt, trajectories,
                     min_score=min_score, top=top, metric=metric, policies=sft_policy or [],
-                    tool_arguments=tool_arguments.value)  # fmt: skip
+                    tool_arguments=tool_arguments.value, tool_calls=tool_calls, tokenizer=tokenizer)  # fmt: skip
         return
     sft_only = [name for name, v in (("--min-score", min_score), ("--top", top), ("--policy", sft_policy),
-                                     ("--from", from_files), ("--sft-format", sft_format)) if v]  # fmt: skip
+                                     ("--from", from_files), ("--sft-format", sft_format), ("--tokenizer", tokenizer),
+                                     ("--tool-calls", tool_calls != "auto")) if v]  # fmt: skip
     if sft_only or metric != "primary":
         _fail(f"{', '.join(sft_only) or '--metric'}: only with --sft", 2)
     if run_id is None:
@@ -867,6 +934,8 @@ def _export_sft(
     metric: str,
     policies: list[str],
     tool_arguments: str,
+    tool_calls: str = "auto",
+    tokenizer: str | None = None,
 ) -> None:
     """``export --sft``: every check before any work, then one directory written whole."""
     from salesgym.bench import sft as sf
@@ -879,6 +948,7 @@ def _export_sft(
         selection = sf.Selection(metric=metric, min_score=min_score, top=top, policies=tuple(policies))
         chosen = tuple(dict.fromkeys(formats or sf.FORMATS))
         sf.require_datasets(chosen)
+        calls = sf.calls_mode(tool_calls, sf.load_tokenizer(tokenizer) if tokenizer and tool_calls == "auto" else None)
     except sf.SFTError as e:
         _fail(str(e), 2)
     target = out_path or Path("runs") / f"{run_id or files[0].stem}.sft"
@@ -897,7 +967,9 @@ def _export_sft(
             rows = sf.rows_from_files(files)
             source = {"files": [str(f) for f in files]}
         kept = sf.select(rows, selection)
-        record = sf.write(kept, target, formats=chosen, source=source, selection=selection, candidates=len(rows))
+        kept = sf.with_content_calls(kept) if calls == "content" else kept
+        record = sf.write(kept, target, formats=chosen, source=source, selection=selection, candidates=len(rows),
+                          tool_calls=calls)  # fmt: skip
     except (StoreError, sf.SFTError) as e:
         _fail(str(e))
     except OSError as e:
@@ -914,8 +986,12 @@ def runs(db: DbPath = DEFAULT_DB) -> None:
     """List the runs in the database."""
     store = _open_store(db, readonly=True)
     try:
-        t = Table("run", "created", "split", "ablation", "policies", "episodes")
-        for r in store.runs():
+        found = store.runs()
+        # run ids and split names are copied from here: never cut or wrapped, whatever the terminal's width
+        widest = {k: max((len(getattr(r, k)) for r in found), default=3) for k in ("id", "split")}
+        t = Table(Column("run", no_wrap=True, min_width=widest["id"]), Column("created", overflow="fold"),
+                  Column("split", no_wrap=True, min_width=widest["split"]), "ablation", "policies", "episodes")
+        for r in found:
             eps = store.episodes(r.id)
             cells = (
                 r.id,
@@ -933,7 +1009,11 @@ def runs(db: DbPath = DEFAULT_DB) -> None:
     out.print(t)
 
 
-splits_app = typer.Typer(no_args_is_help=True, help="Check or (re)generate the split manifests; make split keys.")
+splits_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help text, as on the main app
+    help="Check or (re)generate the split manifests; make split keys.",
+)
 
 
 @splits_app.command("verify")
@@ -1015,16 +1095,23 @@ def splits_generate(
     family: Annotated[
         str | None, typer.Option(help="another environment family's splits (e.g. desk), into splits/<family>/")
     ] = None,
+    templates_dir: Annotated[
+        Path | None,
+        typer.Option("--templates-dir", help="--family workflows --private: cut the split over this template pack"),
+    ] = None,
 ) -> None:
     """Generate the manifests from the scenario catalogue. Refuses to change a frozen split without --force.
 
-    With ``--private NAME --key-file F`` it writes one private manifest (held-out's templates, no seeds in the
-    file: they are derived from the key) and leaves the public ones alone."""
+    With ``--private NAME --key-file F`` it writes one private manifest (the family's generalisation split's shape,
+    no seeds in the file: they are derived from the key) and leaves the public ones alone; with ``--family
+    workflows --templates-dir PACK`` too, the private split is cut over that template pack."""
     from salesgym.bench import splitgen
 
     if family is not None and family != "territory":
-        _generate_family(family, out_dir, force)
+        _generate_family(family, out_dir, force, private, key_file, templates_dir, held_out_family)
         return
+    if templates_dir is not None:
+        _fail("--templates-dir applies to --family workflows --private (a template pack); the territory has none")
     target = out_dir or sp.default_splits_dir()
     _check_out_dir(target, "the manifests")
     try:
@@ -1063,14 +1150,28 @@ def splits_generate(
         out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _generate_family(family: str, out_dir: Path | None, force: bool) -> None:
+def _generate_family(family: str, out_dir: Path | None, force: bool, private: str | None, key_file: Path | None,
+                     templates_dir: Path | None, held_out_family: str | None) -> None:  # fmt: skip
+    """Another family's manifests: its public splits, or (``--private``) one private split, maybe over a pack."""
     from salesgym.bench import splitgen
 
+    if held_out_family is not None:
+        _fail(f"--held-out-family applies to the territory's splits; {family}'s splits are cut by its own plan")
+    if private is None and key_file is not None:
+        _fail("--key-file applies to --private only (public splits are not keyed)")
+    if private is None and templates_dir is not None:
+        _fail("--templates-dir applies to --private (a private split cut over a template pack)")
     target = out_dir or sp.default_splits_dir() / family
     _check_out_dir(target, "the manifests")
     try:
-        manifests = splitgen.generate_family(family)
-    except ValueError as e:
+        if private is not None:
+            key = sp.resolve_key(key_file)
+            if key is None:
+                raise ValueError(f"--private needs the split's key: pass --key-file FILE or set ${sp.KEY_ENV_VAR}")
+            manifests = {private: splitgen.generate_family_private(family, private, key, templates_dir)}
+        else:
+            manifests = splitgen.generate_family(family)
+    except (ValueError, sp.SplitError) as e:
         _fail(str(e))
     changed = [n for n, m in manifests.items() if (p := target / f"{n}.json").is_file()
                and json.loads(p.read_text(encoding="utf-8")).get("sha256") != m["sha256"]]  # fmt: skip

@@ -1,4 +1,4 @@
-"""The conformance checks: each takes a :class:`Case` and asserts one promise of DESIGN.md section 3.
+"""The conformance checks: each takes a :class:`Case` and asserts one promise of docs/architecture.md.
 
 Checks use only the public API plus operator-side calls (``event_log``, ``hidden_truth``, ``clone``,
 ``replay``, ``start_world``) and the engine's state digest; family knowledge comes from the family's
@@ -251,8 +251,9 @@ def check_clone_independence(case: Case, seed: int = 3) -> None:
 
 
 def check_schemas(case: Case, seed: int = 2) -> None:
-    """Strict OpenAI function schemas in the keyword subset strict mode accepts, MCP tools with the same
-    schemas (plus the limits strict mode cannot say), and every accepted call conforms to both."""
+    """Strict OpenAI function schemas in the keyword subset strict mode accepts; MCP tools with the same
+    schemas (plus the limits strict mode cannot say and the defaults) except that only the arguments without
+    a default are required; every accepted call conforms to both."""
     import jsonschema
 
     from salesgym.core.tools import OPENAI_STRICT_KEYWORDS, openai_strict
@@ -267,7 +268,9 @@ def check_schemas(case: Case, seed: int = 2) -> None:
         jsonschema.Draft202012Validator.check_schema(fn["parameters"])
         _check_strict_object(fn["parameters"], fn["name"], OPENAI_STRICT_KEYWORDS)
         jsonschema.Draft202012Validator.check_schema(other["inputSchema"])
-        assert openai_strict(other["inputSchema"]) == fn["parameters"] and other["description"] == fn["description"]
+        assert openai_strict(_all_required(other["inputSchema"])) == fn["parameters"]
+        assert other["description"] == fn["description"]
+        _check_optional_means_default(env, other)
     env, played = play_random(case, seed, policy_seed=3, max_steps=200)
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
     full = {t["name"]: t["inputSchema"] for t in mcp}
@@ -276,6 +279,28 @@ def check_schemas(case: Case, seed: int = 2) -> None:
     for action in accepted:
         jsonschema.validate(action["args"], schemas[action["tool"]])
         jsonschema.validate(action["args"], full[action["tool"]])
+
+
+def _all_required(node: Any, names: bool = False) -> Any:
+    """An MCP schema in the strict form: every property required, no defaults."""
+    if isinstance(node, list):
+        return [_all_required(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if names:
+        return {k: _all_required(v) for k, v in node.items()}
+    out = {k: _all_required(v, k == "properties") for k, v in node.items() if k != "default"}
+    if out.get("type") == "object" and "properties" in out:
+        out["required"] = list(out["properties"])
+    return out
+
+
+def _check_optional_means_default(env: Any, tool: dict[str, Any]) -> None:
+    """The MCP schema requires exactly what the parser requires (the argument model's fields without a
+    default): a client may leave every other argument out."""
+    spec = env.family.tools.specs[tool["name"]]
+    expected = [n for n, f in spec.args.model_fields.items() if f.is_required()]
+    assert tool["inputSchema"].get("required", []) == expected, tool["name"]
 
 
 def _check_strict_object(node: Any, where: str, keywords: frozenset[str], names: bool = False) -> None:
@@ -440,6 +465,38 @@ def check_no_side_channel(case: Case, seed: int = 5, twins: int = 3) -> None:
     assert compared > 20, "the twins diverged too early for the check to mean anything"
 
 
+BLIND_SEEDS = tuple(range(7001, 7021))  # the twenty other instances a fixed call list is replayed on
+
+
+def blind_replay(case: Case, seed: int = 1, others: tuple[int, ...] = BLIND_SEEDS) -> list[int]:
+    """The seeds among ``others`` whose instance the calls that solved seed ``seed``'s instance (the family's
+    ``reference_calls``) also solve, replayed blind; empty without the family's hooks."""
+    env = case.make()
+    env.reset(seed=seed)
+    hooks = case.hooks(env)
+    if hooks is None or not hasattr(hooks, "reference_calls"):
+        return []
+    calls = hooks.reference_calls(env)
+    assert hooks.solved(env), f"{case}: the reference calls must solve their own instance (seed {seed})"
+    solved = []
+    for other in others:
+        replay = case.make()
+        replay.reset(seed=other)
+        play(replay, list(calls))
+        if hooks.solved(replay):
+            solved.append(other)
+    return solved
+
+
+def check_blind_replay(case: Case, seed: int = 1, most: int = 1) -> None:
+    """A fixed call list solves no task: seed ``seed``'s reference calls, replayed blind on twenty other seeds,
+    solve at most ``most`` of them, so every id, position and ordering an agent could hard-code varies with the
+    instance. Families without ``reference_calls`` and ``solved`` hooks (no pass/fail tasks) are not checked."""
+    solved = blind_replay(case, seed)
+    assert len(solved) <= most, (f"{case}: seed {seed}'s reference calls, replayed blind, solved {len(solved)} of "
+                                 f"{len(BLIND_SEEDS)} other instances (seeds {solved})")  # fmt: skip
+
+
 def check_gymnasium(case: Case) -> None:
     """The Gymnasium adapter passes Gymnasium's own environment checker for this case."""
     from gymnasium.utils.env_checker import check_env
@@ -461,4 +518,5 @@ CHECKS: dict[str, Callable[[Case], None]] = {
     "confidentiality": check_confidentiality,
     "no_side_channel": check_no_side_channel,
     "gymnasium": check_gymnasium,
+    "blind_replay": check_blind_replay,
 }
