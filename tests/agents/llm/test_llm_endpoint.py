@@ -62,7 +62,7 @@ def test_the_configured_context_wins_and_the_default_applies_when_nothing_is_pub
         policy = llm(small, ev.seed, moves_from_actions(ev.actions[:2]), context_tokens=9_000)
         run(ev.env(), policy, ev.seed, max_steps=2)
         assert policy.episode_record()["context"] | {"strategy": None} == {
-            "strategy": None, "context_tokens": 9_000, "context_tokens_from": "configuration", "window_turns": 12,
+            "strategy": None, "context_tokens": 9_000, "context_tokens_from": "configuration", "window_turns": 6,
             "digest_turns": 120, "full_drop_to": 0.75}  # fmt: skip
     policy = llm(server, ev.seed, moves_from_actions(ev.actions[:2]))  # the module's server publishes none
     run(ev.env(), policy, ev.seed, max_steps=2)

@@ -71,7 +71,7 @@ def test_replies_without_a_tool_call_and_endpoint_hiccups_are_never_actions(
 def test_a_reply_without_a_tool_call_is_answered_and_asked_again(ev: Baseline, server: ScriptedOpenAI) -> None:
     env = ev.env()
     moves = [text_reply("I will research first."), text_reply("Still thinking."), *moves_from_actions(ev.actions[:2])]
-    policy = llm(server, SEED, moves)
+    policy = llm(server, SEED, moves, context="summary")  # the request's tail as sent (no tables after it)
     recorder = Recorder(Episode(env, policy, SEED, max_steps=2))
     steps = list(recorder)
     assert [s.action for s in steps] == ev.actions[:2]
@@ -116,7 +116,7 @@ def test_a_malformed_call_goes_to_the_environment_as_written_and_counts_once(
 ) -> None:
 
     env = ev.env()
-    policy = llm(server, SEED, [move, *moves_from_actions(ev.actions[:1])])
+    policy = llm(server, SEED, [move, *moves_from_actions(ev.actions[:1])], context="summary")  # no tables last
     recorder = Recorder(Episode(env, policy, SEED, max_steps=2))
     steps = list(recorder)
     assert steps[0].action["args"] == sent_args

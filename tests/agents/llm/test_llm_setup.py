@@ -60,7 +60,7 @@ def test_config_is_frozen_picklable_json_and_free_of_secrets() -> None:
     data = config.to_dict()
     assert json.loads(json.dumps(data)) == data and LLMConfig.from_dict(data) == config
     assert KEY not in json.dumps(data) and data["api_key_env"] == KEY_ENV
-    assert LLMConfig().context == "summary" and LLMConfig().context_tokens is None  # the endpoint's, else 32,000
+    assert LLMConfig().context == "state" and LLMConfig().context_tokens is None  # the endpoint's, else 32,000
     assert LLMConfig().tool_choice == "auto"
 
 
