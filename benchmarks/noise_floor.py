@@ -89,7 +89,7 @@ def analyse(manifest: sp.Manifest, episodes: list[EpisodeRecord]) -> dict[str, A
         ids = {t.id for t in manifest.territories if t.horizon_days == horizon}
         eps = [e for e in episodes if e.territory_id in ids]
         norm = {p: an.normalised_by_territory(eps, p, FLOORS, (TOP,)) for p in (*BASELINES, *PAIRED)}
-        pairs = []
+        pairs: list[dict[str, Any]] = []
         for a, b in combinations(BASELINES, 2):
             common = sorted(norm[a].keys() & norm[b].keys())
             diffs = [norm[a][t] - norm[b][t] for t in common]
@@ -102,15 +102,19 @@ def analyse(manifest: sp.Manifest, episodes: list[EpisodeRecord]) -> dict[str, A
         groups: dict[str, list[float]] = {}
         for (tid, _), v in per_trial.items():
             groups.setdefault(tid, []).append(v)
-        sd_trial = power.trial_spread(list(groups.values()))
-        trial_table = {
-            k: power.normal_territories(power.with_trials(median["sd"], sd_trial, k), DELTA) for k in (1, 2, 4, 8)
-        }
+        sd_trial = None  # without two trials of the stochastic seller on some territory: no trial table
+        trial_table: dict[int, int] = {}
+        if any(len(g) > 1 for g in groups.values()):
+            sd_trial = power.trial_spread(list(groups.values()))
+            trial_table = {
+                k: power.normal_territories(power.with_trials(median["sd"], sd_trial, k), DELTA) for k in (1, 2, 4, 8)
+            }
         probe = sorted(norm["ev+max-discount"].keys() & norm["expected-value"].keys())
         primary = {p: an.metric_by_territory(eps, p, "primary") for p in ("expected-value", "ev+max-discount")}
         probe_diffs = [primary["ev+max-discount"][t] - primary["expected-value"][t] for t in probe]
         out["tiers"][str(horizon)] = {
             "territories": len(ids),
+            "with_oracle": len(norm["expected-value"]),
             "mean_normalised": {p: statistics.fmean(v.values()) for p, v in norm.items() if v},
             "sd_normalised": {p: statistics.stdev(v.values()) for p, v in norm.items() if len(v) > 1},
             "pairs": [{k: v for k, v in p.items() if k != "diffs"} for p in pairs],
@@ -130,9 +134,11 @@ def render(result: dict[str, Any]) -> str:
              f"{'n @k=1/2/4/8 (one stochastic)':>30}"]
     for horizon, t in result["tiers"].items():
         k = t["needed_by_trials_one_stochastic"]
-        lines.append(f"{horizon + 'd':>6} {t['territories']:>5} {t['median_pair']:<36} {t['needed']['sd']:>6.3f} "
-                     f"{t['needed']['bootstrap'] or '>1024':>7} {t['needed']['normal']:>8} {t['sd_trial']:>8.3f} "
-                     f"{'/'.join(str(k[x]) for x in (1, 2, 4, 8)):>30}")
+        sd_trial = "—" if t["sd_trial"] is None else f"{t['sd_trial']:.3f}"
+        by_trials = "/".join(str(k[x]) for x in (1, 2, 4, 8)) if k else "—"
+        lines.append(f"{horizon + 'd':>6} {t['with_oracle']:>5} {t['median_pair']:<36} {t['needed']['sd']:>6.3f} "
+                     f"{t['needed']['bootstrap'] or '>1024':>7} {t['needed']['normal']:>8} {sd_trial:>8} "
+                     f"{by_trials:>30}")
     for horizon, t in result["tiers"].items():
         lines.append(f"{horizon}d pairs (sd of normalised differences): "
                      + ", ".join(f"{p['pair']} {p['sd']:.3f}" for p in t["pairs"]))

@@ -86,8 +86,8 @@ class SplitShape:
     seed_base: int
 
 
-# Horizon tiers of the scored splits: a month of 10-20 deals, a quarter of 30-60, a half-year of 30-100 (the
-# sizes of each tier follow the noise-floor study in docs/benchmark.md, "How many territories").
+# Horizon tiers of the scored splits: a month of 10-20 deals, a quarter of 30-60, a half-year of 30-100 (sized by
+# cost; the differences they can separate are in docs/benchmark.md, "How many territories").
 MONTH, QUARTER, HALF_YEAR = (10, 12, 15, 18, 20), (30, 40, 50, 60), (30, 50, 70, 100)
 
 SHAPES: dict[str, SplitShape] = {
