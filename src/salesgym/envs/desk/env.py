@@ -158,6 +158,14 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
         return plan()
 
     @staticmethod
+    def private_plan(name: str, pack: str | None = None) -> dict[str, Any]:
+        """A private desk split ``name`` as data (drawn like desk-transfer; ``envs/desk/splits.py``): its seeds
+        come from the operator's key (``salesgym splits generate --family desk --private NAME --key-file K``)."""
+        from salesgym.envs.desk.splits import private_plan
+
+        return private_plan(name, pack)
+
+    @staticmethod
     def split_rules(manifests: Mapping[str, Any]) -> list[str]:
         """The rules between the desk's split manifests (``salesgym splits verify`` checks them)."""
         from salesgym.envs.desk.splits import rules
