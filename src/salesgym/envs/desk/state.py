@@ -98,9 +98,16 @@ def new_state(world: DeskWorld) -> DeskState:
     return s
 
 
+LEAD_FIELDS = frozenset(LeadState._fields)
+
+
 def _lead(s: DeskState, lead_id: str, **changes: Any) -> None:
+    """Replace lead ``lead_id``'s record with ``changes`` made (``_replace``'s result at a third of its cost: a
+    lead's record is replaced on most steps)."""
+    if not changes.keys() <= LEAD_FIELDS:
+        raise ValueError(f"LeadState has no field {sorted(changes.keys() - LEAD_FIELDS)}")
     old = s.leads[lead_id]
-    new = s.leads[lead_id] = old._replace(**changes)
+    new = s.leads[lead_id] = tuple.__new__(LeadState, map(changes.get, LeadState._fields, old))
     if new.status != old.status:
         s.counts[old.status] -= 1
         s.counts[new.status] += 1
