@@ -170,10 +170,10 @@ def salesbench_worker(checkout: Path) -> Callable[[str], Batch | float]:
 
     sys.path.insert(0, str(checkout / "environments" / "salesbench"))
     logging.getLogger("verifiers.salesbench").setLevel(logging.ERROR)  # no log output, as in salesgym
-    import tools as sb_tools  # type: ignore[import-not-found]
-    from config import EpisodeConfig  # type: ignore[import-not-found]
-    from models import BuyerDecision, DecisionResult  # type: ignore[import-not-found]
-    from runtime import SalesEpisodeRuntime  # type: ignore[import-not-found]
+    import tools as sb_tools
+    from config import EpisodeConfig
+    from models import BuyerDecision, DecisionResult
+    from runtime import SalesEpisodeRuntime
 
     class RuleBuyer:
         """No language model: accept a premium within budget, else refuse (the cheapest honest stand-in)."""
@@ -264,6 +264,23 @@ def worker(name: str, checkout: Path) -> None:
         print(json.dumps(answer), flush=True)
 
 
+def count_child(make_side: Callable[[str], Batch | float], key: str, n: int) -> None:
+    """What ``--count KEY:N`` runs under valgrind: one warm-up batch (imports, caches), then a batch of ``n``."""
+    b = make_side(key)
+    assert callable(b), key
+    b(2)
+    b(n)
+
+
+def instructions_per_step(argv: list[str], row: Row, n: int) -> float:
+    """Instructions per step of ``row`` in the process ``argv + --count``: a run of ``n`` operations less a run of
+    none (start-up, imports, warm-up and set-up cancel), per operation and step. Machine load moves it not."""
+    from timing import instructions_of
+
+    none, some = (instructions_of([*argv, "--count", f"{row.key}:{k}"]) for k in (0, n))
+    return (some - none) / n / row.steps
+
+
 class Worker:
     def __init__(self, python: str, name: str, checkout: Path) -> None:
         self.proc = subprocess.Popen([python, str(HERE), "--worker", name, "--checkout", str(checkout)],
@@ -307,6 +324,20 @@ def sitting(section: Section, anchor: Worker, rounds: int) -> list[dict[str, Any
     return table
 
 
+def count_rows(section: Section, table: list[dict[str, Any]], python: str, checkout: Path) -> None:
+    """Add each timed row's instructions per step, both sides, and their ratio to ``table``."""
+    rows = {r.key: r for r in section.rows}
+    for entry in table:
+        row = rows[entry["key"]]
+        if row.memory:
+            continue
+        n = max(2, row.number // 4)  # a quarter batch: enough to swamp noise, valgrind is slow
+        ours = instructions_per_step([sys.executable, str(HERE), "--worker", section.name], row, n)
+        theirs = instructions_per_step([python, str(HERE), "--worker", section.name, "--checkout", str(checkout)],
+                                       row, n)  # fmt: skip
+        entry["instructions"] = {"salesgym": ours, "anchor": theirs, "ratio": ours / theirs}
+
+
 def show(value: float, memory: bool) -> str:
     if memory:
         return f"{value / 1024:.1f} KiB"
@@ -333,12 +364,17 @@ def lines(name: str, section: Section, table: list[dict[str, Any]], versions: di
     yield ""
     yield "anchor: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + f"; salesgym {salesgym_version()}"
     yield ""
-    yield f"| figure | salesgym | {section.anchor} | ratio | must reach |"
-    yield "|---|---|---|---|---|"
+    counted = any("instructions" in r for r in table)
+    yield f"| figure | salesgym | {section.anchor} | ratio | must reach |" + " instructions per step |" * counted
+    yield "|---|---|---|---|---|" + "---|" * counted
     for r in table:
         ok = "" if r["ratio"] <= 1.0 else " (over)"
-        yield (f"| {r['label']} | {show(r['salesgym'], r['memory'])} | {show(r['anchor'], r['memory'])} | "
-               f"{r['ratio']:.2f}x{ok} | {r['goal']} |")
+        line = (f"| {r['label']} | {show(r['salesgym'], r['memory'])} | {show(r['anchor'], r['memory'])} | "
+                f"{r['ratio']:.2f}x{ok} | {r['goal']} |")
+        if counted:
+            c = r.get("instructions")
+            line += f" {c['salesgym'] / 1e3:,.0f}k / {c['anchor'] / 1e3:,.0f}k = {c['ratio']:.2f}x |" if c else " |"
+        yield line
 
 
 def main() -> int:
@@ -347,9 +383,18 @@ def main() -> int:
     parser.add_argument("--salesbench-python", help="an interpreter with SalesBench's environment installed")
     parser.add_argument("--rounds", type=int, default=7, help="batches per side and row; the best counts")
     parser.add_argument("--json", type=Path, help="also write the tables to this file")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions per step of each timed row under valgrind (load-independent; "
+                             "two valgrind runs per row and side, minutes)")  # fmt: skip
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--checkout", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--count", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.count:
+        key, n = args.count.split(":")
+        section = SECTIONS[args.worker]
+        count_child(WORKERS[args.worker][0](args.checkout) if args.checkout else section.ours, key, int(n))
+        return 0
     if args.worker:
         worker(args.worker, args.checkout)
         return 0
@@ -373,6 +418,8 @@ def main() -> int:
             table = sitting(SECTIONS[name], anchor, args.rounds)
         finally:
             anchor.close()
+        if args.instructions:
+            count_rows(SECTIONS[name], table, python, Path(checkout).resolve())
         report["sections"][name] = {"versions": versions, "rows": table}
         print("\n".join(lines(name, SECTIONS[name], table, versions)))
     if args.json:
