@@ -19,7 +19,11 @@ from functools import lru_cache
 from typing import Any
 
 PRELUDE = """
-def contact($email): .crm.contacts[] | select((.properties.email // "" | ascii_downcase) == ($email | ascii_downcase));
+def ascii_downcase: if type == "string" and (test("[A-Z]") | not) then . else explode
+  | map(if 65 <= . and . <= 90 then . + 32 else . end) | implode end;
+def _same_email($a; $b): if ($a | type) == "string" and ($b | type) == "string" and ($a | length) != ($b | length)
+  then false else ($a | ascii_downcase) == ($b | ascii_downcase) end;
+def contact($email): .crm.contacts[] | select(_same_email(.properties.email // ""; $email));
 def crm($type; $id): .crm[$type][] | select(.id == $id);
 def assoc($ft; $fid; $tt): [.crm.associations[] | select(.fromObjectType == $ft and .fromId == $fid
   and .toObjectType == $tt)];
