@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 from salesgym.bench.commands import one_line
 from salesgym.bench.commands import register as register_bench
 from salesgym.serve.commands import register as register_serve
+from salesgym.webapps.commands import register as register_apps
 
 DEBUG_ENV = "SALESGYM_DEBUG"
 EXIT_INTERNAL = 70  # EX_SOFTWARE
@@ -96,6 +97,7 @@ def demo(
 
 register_bench(app)
 register_serve(app)
+register_apps(app)
 
 if __name__ == "__main__":
     app()
