@@ -8,6 +8,7 @@ ids, every date the sandbox's (UTC), no animation (``static/app.css``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -39,10 +40,11 @@ class Field:
     required: bool = False
     placeholder: str = ""
     help: str = ""
+    html_id: str = ""  # when one page has several forms with the same field names
 
     @property
     def id(self) -> str:
-        return f"f-{self.name}"
+        return self.html_id or f"f-{self.name}"
 
 
 @dataclass
@@ -184,7 +186,13 @@ def _templates() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("salesgym.webapps", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.globals["APP_NAMES"] = APP_NAMES
+    env.filters["slug"] = slug
     return env
+
+
+def slug(value: Any) -> str:
+    """A value as a piece of an element id: letters, digits and dashes (a checkbox's id is its field and value)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", str(value)).strip("-")
 
 
 def render(page: Page, frame: Frame, variant: Variant) -> str:

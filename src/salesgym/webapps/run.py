@@ -47,6 +47,7 @@ class Call:
     status: str
     output: dict[str, Any]
     reward: float = 0.0
+    event_ids: tuple[str, ...] = ()
 
     def public(self) -> dict[str, Any]:
         return {"app": self.app, "tool": self.tool, "args": self.args, "status": self.status, "output": self.output}
@@ -62,6 +63,7 @@ class Run:
     calls: list[Call] = field(default_factory=list)  # every tool call a form made, in order
     chat: list[dict[str, str]] = field(default_factory=list)  # questions to the requester and replies, answered
     flash: dict[str, str] = field(default_factory=dict)  # per app: the message the next page shows once
+    origins: dict[str, str] = field(default_factory=dict)  # where each app is, when not the server's default
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     # -- what the pages may know ------------------------------------------------------------------------------
@@ -103,7 +105,8 @@ class Run:
         with self.lock:
             _, reward, _, _, info = self.env.step({"tool": tool, "args": dict(args)})
             result = info["tool_result"]
-            self.calls.append(Call(app, tool, dict(args), result["status"], dict(result["output"]), float(reward)))
+            self.calls.append(Call(app, tool, dict(args), result["status"], dict(result["output"]), float(reward),
+                                   tuple(result["event_ids"])))
         if result["status"] != "ok":
             raise Refused(str(result["output"].get("error", "refused")))
         return dict(result["output"])
@@ -123,12 +126,14 @@ class Runs:
         self._lock = threading.Lock()
         self.max_runs = max_runs
 
-    def open(self, env: Any, variant: Variant = DEFAULT_VARIANT, run_id: str | None = None) -> Run:
-        """Register a run for ``env`` (already reset) under ``run_id`` (default: a fresh random id)."""
+    def open(self, env: Any, variant: Variant = DEFAULT_VARIANT, run_id: str | None = None,
+             origins: Mapping[str, str] | None = None) -> Run:
+        """Register a run for ``env`` (already reset) under ``run_id`` (default: a fresh random id); ``origins``:
+        where its pages link each app (default: the server's)."""
         run_id = run_id or "run-" + secrets.token_hex(8)
         if not RUN_ID.match(run_id):
             raise ValueError("a run id is 1-64 letters, digits, '-' or '_'")
-        run = Run(run_id, env, variant)
+        run = Run(run_id, env, variant, origins=dict(origins or {}))
         with self._lock:
             if run_id in self._runs:
                 raise ValueError(f"run {run_id!r} is already open")

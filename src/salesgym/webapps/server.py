@@ -28,20 +28,14 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from salesgym.webapps.origins import default_origins
 from salesgym.webapps.page import Frame, Link, Notice, Page, Redirect, render
 from salesgym.webapps.run import COOKIE, Refused, Run, Runs
 from salesgym.webapps.variants import variant as find_variant
 
 log = logging.getLogger("salesgym.webapps")
-APPS = ("crm", "sequencer", "scheduler", "prospecting", "task")
 MAX_BODY = 64 * 1024
 MAX_FIELDS = 400
-TEST_DOMAIN = "salesgym.test"  # the in-process environment's origins: http://<app>.salesgym.test
-
-
-def default_origins(domain: str = TEST_DOMAIN, port: int | None = None) -> dict[str, str]:
-    suffix = f":{port}" if port else ""
-    return {app: f"http://{app}.{domain}{suffix}" for app in APPS}
 
 
 class Form:
@@ -174,7 +168,7 @@ def _endpoint(spec: AppRoutes, view: View, active: str, options: Options) -> Cal
         if isinstance(form, Response):
             return form
         q = Q(run, spec.name, request.method, dict(request.path_params), Form(list(request.query_params.multi_items())),
-              form, options.origins)  # fmt: skip
+              form, run.origins or options.origins)  # fmt: skip
         if q.posted and run.over:
             return _page(q, spec, Page(spec.name, "Task closed", [Notice(
                 "The task is closed: nothing more can be changed.", "error")], status=409), active)

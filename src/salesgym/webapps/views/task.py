@@ -64,14 +64,21 @@ def desk(q: Q) -> Page | Redirect:
         blocks.append(Heading(q.word("inbox"), level=2))
     for m in data["inbox"]:
         blocks += [Timeline([(when(m["at"]), m["id"], m["from"], m["text"])]),
-                   write_form(q, "/reply", [Field("message_id", "Message", "select", m["id"], [(m["id"], m["id"])]),
-                                            Field("text", f"{q.word('reply')} ({m['from']})", "textarea", "",
-                                                  required=True)],
-                              "reply", form_id=f"reply-{m['id']}")]  # fmt: skip
+                   _reply_form(q, m)]
     blocks.append(write_form(q, "/finish", [Field("summary", q.word("summary_text"), "textarea", "",
                                                   help="what you did (your own record; it is not graded)")],
                              "finish_task", form_id="finish-form"))  # fmt: skip
     return Page("task", task["title"], blocks, status=status_of(problem))
+
+
+def _reply_form(q: Q, m: dict[str, Any]) -> Any:
+    fields = [Field("message_id", "Message", "select", m["id"], [(m["id"], m["id"])],
+                    html_id=f"f-message_id-{m['id']}"),
+              Field("text", f"{q.word('reply')} ({m['from']})", "textarea", "", required=True,
+                    html_id=f"f-text-{m['id']}")]  # fmt: skip
+    form = write_form(q, "/reply", fields, "reply", form_id=f"reply-{m['id']}")
+    form.submit_id = f"btn-reply-{m['id']}"
+    return form
 
 
 def ask(q: Q) -> Page | Redirect:
