@@ -197,8 +197,10 @@ def finish_state(a: Mapping[str, Any], look: Lookup) -> list[UIWrite]:
     states = look("sequence_state_search", {})["data"]
     state = next((s for s in states if str(s["id"]) == str(a["id"])), None)
     sequence = state["relationships"]["sequence"]["data"]["id"] if state else "{sequence}"
-    return [UIWrite((go("sequencer", f"/sequences/{sequence}", "open the sequence"),
-                     UIAction("click", f"finish-{a['id']}", note="press Finish on the prospect's state")),
+    visit = go("sequencer", f"/sequences/{sequence}", "open the sequence")
+    if state is not None and state["attributes"]["state"] == "finished":  # finished already: no button, nothing to do
+        return [UIWrite((visit,))]
+    return [UIWrite((visit, UIAction("click", f"finish-{a['id']}", note="press Finish on the prospect's state")),
                     {"tool": "sequence_state_finish", "args": dict(a)})]  # fmt: skip
 
 

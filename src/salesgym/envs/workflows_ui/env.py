@@ -28,6 +28,8 @@ from salesgym.webapps.variants import variant as find_variant
 
 START_URL = f"http://task.{TEST_DOMAIN}/"
 MAX_ACTIONS_RANGE = (5, 1000)
+PAGE_TIMEOUT_MS = 30_000  # a page that does not load in this fails the action; a cold Chromium on a loaded machine
+# can take seconds for its first page, and nothing in the apps waits on purpose
 
 
 class UIRules:
@@ -60,7 +62,7 @@ class Session:
 
     def open(self, url: str) -> None:
         page = self.context.new_page()
-        page.set_default_timeout(5000)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
         self.pages.append(page)
         self.active = len(self.pages) - 1
         if url:
@@ -179,7 +181,10 @@ class WorkflowsUIEnv:
 
     @staticmethod
     def scenario_catalogue() -> Mapping[str, Tier]:
-        return WorkflowsEnv.scenario_catalogue()
+        """Tiers by name, each with its templates in every look (``<template>.<look>``: what split entries name)."""
+        return {name: Tier(f"{tier.description}, through the apps' pages", {
+            f"{key}.{look}": t for key, t in tier.templates.items() for look in VARIANTS})
+            for name, tier in WorkflowsEnv.scenario_catalogue().items()}  # fmt: skip
 
     @staticmethod
     def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int) -> None:

@@ -272,9 +272,11 @@ def create_view(object_type: str) -> Any:
             associations = [{"to": {"id": q.form.get(f"assoc_{to_type}")},
                              "types": [{"associationTypeId": DEFAULT_TYPE[(object_type, to_type)]}]}
                             for to_type in RELATED[object_type] if q.form.get(f"assoc_{to_type}")]  # fmt: skip
+            item: dict[str, Any] = {"properties": props}
+            if associations:
+                item["associations"] = associations
             try:
-                out = q.write("hubspot-batch-create-objects", {"objectType": object_type, "inputs": [
-                    {"properties": props, "associations": associations}]})
+                out = q.write("hubspot-batch-create-objects", {"objectType": object_type, "inputs": [item]})
             except Refused as err:
                 problem = _duplicate_link([refusal(err)])
             else:
