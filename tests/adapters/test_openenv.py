@@ -72,6 +72,14 @@ def test_listing_refusals_and_split_worlds() -> None:
             "num_tasks": 3
         }
         assert httpx.post(f"{url}/territory-v0/task", json={"split": "debug", "index": 9}, timeout=5).status_code == 400
+        # plain HTTP: /reset then /step each get a fresh environment; the step is refused with the reason
+        assert httpx.post(f"{url}/reset", json={"seed": 3}, timeout=5).status_code == 200
+        step = httpx.post(f"{url}/step", json={"action": {"type": "call_tool", "tool_name": "wait",
+                                                          "arguments": {}}}, timeout=5)  # fmt: skip
+        assert step.status_code == 409 and "needs a session: the /ws WebSocket" in step.json()["detail"]
+        assert "Traceback" not in step.text
+        bad = httpx.post(f"{url}/reset", json={"split": "debug", "index": 7}, timeout=5)
+        assert bad.status_code == 400 and "index must be in" in bad.json()["detail"]
         health = httpx.get(f"{url}/health", timeout=5)
         assert health.status_code == 200
         schema = httpx.get(f"{url}/schema", timeout=5).json()

@@ -133,3 +133,29 @@ def test_group_copies_share_the_world_and_play_independently() -> None:
         "territory-debug-v0", ScriptedClient(tok, a), tok, seed=6, n=1, config=RolloutConfig(max_turns=1)
     )
     assert other[0].world_digest != group[0].world_digest
+
+
+ID_TEMPLATE = PREFIX.replace("<tool_response>\n{{ m.content }}",
+                             "<tool_response id={{ m.tool_call_id }}>\n{{ m.content }}")  # writes the call id
+STRIP_TEMPLATE = PREFIX.replace("{{ m.content }}<|im_end|>\n{% endif %}",
+                                "{{ m.content | trim }}<|im_end|>\n{% endif %}")  # changes a user message
+
+
+@pytest.mark.parametrize("template", [PREFIX, THINK, ID_TEMPLATE, STRIP_TEMPLATE],
+                         ids=["prefix", "think", "id", "strip"])
+def test_the_environments_turn_is_framed_once_and_always_as_the_template_renders_it(template: str) -> None:
+    """Each turn's text comes from the frame the template puts around one message (found once); it is what
+    rendering the template gives, and a template that writes another field (a call id) or changes the
+    content (trims it) is rendered each turn instead."""
+    from salesgym.adapters.chat_tokens import ChatTokens
+    from salesgym.agents.llm.policy import NUDGE
+
+    chat = ChatTokens(make_tokenizer(template), traj_tools())
+    env = salesgym.make("territory-debug-v0")
+    obs, _ = env.reset(seed=2)
+    answers = [{"role": "tool", "tool_call_id": f"call_{i}", "content": obs["text"] + " " * i} for i in range(3)]
+    answers += [{"role": "user", "content": f"{NUDGE}\n\n  {obs['text']}\n"}]
+    for message in answers:
+        assert chat.env_text([message]) == chat._rendered([message])
+    framed = {key[0]: frame is not None for key, frame in chat._frames.items()}
+    assert framed == {"tool": template != ID_TEMPLATE, "user": template != STRIP_TEMPLATE}

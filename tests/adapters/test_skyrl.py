@@ -65,6 +65,10 @@ def test_per_id_registrations_and_split_rows() -> None:
     _, outputs, _ = play(env, [hermes(a) for a in ref.actions])
     assert len(outputs) == 4 and outputs[-1]["done"] and outputs[-1]["metadata"]["truncated"]  # max_turns
     assert [o["reward"] for o in outputs] == ref.rewards[:4]
+    # cut at max_turns, still scored: the verifier's score of the episode as it stands, in the report and metrics
+    cut = env.episode.env.score()
+    assert outputs[-1]["metadata"]["salesgym"]["score"] == cut
+    assert env.get_metrics() == {"episode_return": sum(ref.rewards[:4]), "steps": 4, "score": float(cut["primary"])}
     env2 = skyrl_gym.make("salesgym/desk-debug-v0", extras={"seed": 5})
     assert env2.episode.env_id == "desk-debug-v0"
 

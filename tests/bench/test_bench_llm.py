@@ -23,6 +23,7 @@ from salesgym.testing.scripted_openai import ScriptedOpenAI, http_error, script_
 KEY_ENV = "SALESGYM_TEST_BENCH_LLM_KEY"
 os.environ[KEY_ENV] = "sk-scripted-not-a-real-key"  # at import: workers fork from a server started with this env
 DEBUG = sp.load("debug")
+WIDE = {"COLUMNS": "240"}  # the leaderboard's every column, uncut
 
 
 def _key(territory: sp.Territory) -> int:
@@ -39,6 +40,16 @@ def _env(t: sp.Territory) -> object:
 def server() -> Iterator[ScriptedOpenAI]:
     with ScriptedOpenAI() as s:
         yield s
+
+
+def _board_rows(output: str) -> dict[str, list[str]]:
+    """The leaderboard's rows by policy name: ``[rank label, cells...]`` (a wide terminal, so nothing is cut)."""
+    rows: dict[str, list[str]] = {}
+    for line in output.splitlines():
+        cells = line.split()
+        if len(cells) > 2 and cells[1] in {"llm", "idle", "random", "oracle", "expected-value"}:
+            rows.setdefault(cells[1], cells[:1] + cells[2:])
+    return rows
 
 
 def _bench(server: ScriptedOpenAI, db: Path, *extra: str) -> str:
@@ -127,12 +138,20 @@ def test_endpoint_failures_are_recorded_and_counted_never_turned_into_actions(se
     db = tmp_path / "fail.sqlite"
     result = CliRunner().invoke(app, ["bench", "--split", "debug", "--episodes", "1", "-p", "llm", "-p", "idle",
                                       "-p", "random", "-p", "oracle", "--model", "scripted", "--base-url",
-                                      server.base_url, "--api-key-env", KEY_ENV, "--db", str(db), "--workers", "1"])
-    assert result.exit_code == 0, result.output
+                                      server.base_url, "--api-key-env", KEY_ENV, "--db", str(db), "--workers", "1"],
+                                env=WIDE)
+    # an episode the endpoint stopped is not scored: the row is shown, not ranked, and the run says so
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "1 episode(s) were stopped by the endpoint and are not scored" in result.stderr
+    assert "--retry-errors" in result.stderr
+    board = _board_rows(result.stdout)
+    assert board["llm"][0] == "invalid" and "endpoint 100%" in " ".join(board["llm"])
     with Store(db, readonly=True) as store:
         run_id = store.runs()[-1].id
         ep = next(e for e in store.episodes(run_id) if e.policy == "llm")
         traj = store.trajectory(run_id, "llm", t.id)
+        assert ("llm", t.id, 0) in store.pending(run_id, [("llm", t.id, 0)], retry_errors=True)  # re-played then
+        assert store.pending(run_id, [("idle", t.id, 0)], retry_errors=True) == []
     assert ep.status == "stopped" and ep.end is not None and ep.end.startswith("stopped: endpoint_error")
     record = ep.policy_record or {}
     assert record["failures"]["no_tool_call"] == 2 and record["failures"]["endpoint_error"] == 1
@@ -182,3 +201,148 @@ def test_bad_llm_options_are_one_line_before_any_episode(tmp_path: Path, args: t
                                       "http://127.0.0.1:9/v1", "--db", str(db), *args])
     assert result.exit_code in (1, 2) and message in result.stderr, result.output
     assert len(result.stderr.strip().splitlines()) == 1 and not db.exists()
+
+
+def _llm_only(server: ScriptedOpenAI, db: Path, *extra: str, episodes: int = 1) -> object:
+    return CliRunner().invoke(app, ["bench", "--split", "debug", "--episodes", str(episodes), "-p", "llm", "-p",
+                                    "idle", "-p", "random", "-p", "oracle", "--model", "scripted", "--base-url",
+                                    server.base_url, "--api-key-env", KEY_ENV, "--db", str(db), "--workers", "1",
+                                    *extra], env=WIDE)  # fmt: skip
+
+
+def test_every_llm_knob_reaches_the_request_and_the_run(server: ScriptedOpenAI, tmp_path: Path) -> None:
+    t = DEBUG.territories[0]
+    server.script(None, script_of(lambda: _env(t), "expected-value", t.seed)[:3])  # --no-send-seed: no seed key
+    db = tmp_path / "knobs.sqlite"
+    result = _llm_only(server, db, "--tool-choice", "required", "--extra-body", '{"top_k": 20, "min_p": 0.05}',
+                       "--context-tokens", "12000", "--timeout", "30", "--token-budget", "900000", "--wall-budget",
+                       "600", "--temperature", "0.3", "--no-send-seed", "--max-tokens", "256", "--llm-set",
+                       "max_retries=1", "--llm-set", "window_turns=6", "--max-steps", "3")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    bodies = [r["body"] for r in server.requests_for(None)]
+    assert len(bodies) == 3
+    for body in bodies:
+        assert (body["tool_choice"], body["top_k"], body["min_p"], body["max_tokens"], body["temperature"]) == (
+            "required", 20, 0.05, 256, 0.3)
+        assert "seed" not in body
+    with Store(db, readonly=True) as store:
+        config = store.runs()[-1].config["agents"]["llm"]["config"]
+    assert {k: config[k] for k in ("tool_choice", "extra_body", "context_tokens", "timeout_s", "token_budget",
+                                   "wall_budget_s", "temperature", "send_seed", "max_tokens", "max_retries",
+                                   "window_turns")} == {
+        "tool_choice": "required", "extra_body": {"top_k": 20, "min_p": 0.05}, "context_tokens": 12000,
+        "timeout_s": 30.0, "token_budget": 900000, "wall_budget_s": 600.0, "temperature": 0.3, "send_seed": False,
+        "max_tokens": 256, "max_retries": 1, "window_turns": 6}  # fmt: skip
+
+
+def test_the_context_length_the_endpoint_publishes_is_the_runs(tmp_path: Path) -> None:
+    t = DEBUG.territories[0]
+    with ScriptedOpenAI(context_length=14_000) as published:
+        published.script(_key(t), script_of(lambda: _env(t), "expected-value", t.seed)[:2])
+        db = tmp_path / "ctx.sqlite"
+        result = _llm_only(published, db, "--max-steps", "2")
+        assert result.exit_code == 0, result.output
+        bodies = [r["body"] for r in published.requests_for(_key(t))]
+    assert [b["tool_choice"] for b in bodies] == ["auto", "auto"]  # the default, with the tools
+    with Store(db, readonly=True) as store:
+        run_id = store.runs()[-1].id
+        assert store.runs()[-1].config["agents"]["llm"]["config"]["context_tokens"] == 14_000
+        ep = next(e for e in store.episodes(run_id) if e.policy == "llm")
+    assert (ep.policy_record or {})["context"]["context_tokens"] == 14_000
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--extra-body", "{top_k: 1}"), "--extra-body: not JSON"),
+    (("--extra-body", "[1]"), "--extra-body takes a JSON object"),
+    (("--llm-set", "window_turns"), "--llm-set takes FIELD=VALUE"),
+    (("--llm-set", "no_such_field=1"), "unknown LLMConfig field(s) no_such_field"),
+    (("--tool-choice", "sometimes"), "tool_choice must be one of auto, required, none"),
+    (("--context-tokens", "512"), "must be below context_tokens"),
+])  # fmt: skip
+def test_bad_knobs_are_one_line_before_any_episode(server: ScriptedOpenAI, tmp_path: Path, args: tuple[str, ...],
+                                                   message: str) -> None:
+    db = tmp_path / "bad.sqlite"
+    result = _llm_only(server, db, *args)
+    assert result.exit_code in (1, 2) and message in result.stderr, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and not db.exists()
+
+
+def test_an_endpoint_that_does_not_answer_is_one_line_before_any_episode(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for extra in ((), ("--dry-run",)):
+        db = tmp_path / "dead.sqlite"
+        result = CliRunner().invoke(app, ["bench", "--split", "debug", "-p", "llm", "--model", "m", "--base-url",
+                                          f"http://127.0.0.1:{port}/v1", "--api-key-env", KEY_ENV, "--db", str(db),
+                                          *extra])  # fmt: skip
+        assert result.exit_code == 1 and "does not answer (connection error" in result.stderr, result.output
+        assert len(result.stderr.strip().splitlines()) == 1 and not db.exists()
+
+
+def test_a_dry_run_does_not_project_from_failed_episodes(server: ScriptedOpenAI, tmp_path: Path) -> None:
+    t = DEBUG.territories[0]
+    server.script(_key(t), [http_error(503)] * 10)
+    result = _llm_only(server, tmp_path / "dry.sqlite", "--dry-run", "--dry-run-episodes", "1", "--llm-set",
+                       "max_retries=1")  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "1 of 4 sampled episode(s) failed (first: llm: stopped: endpoint_error: HTTP 503" in result.stderr
+    assert "projected" not in result.stdout and "no cost" not in result.stdout
+
+
+def test_a_model_that_never_calls_a_tool_shows_why_its_episodes_ended(server: ScriptedOpenAI,
+                                                                       tmp_path: Path) -> None:
+    """Scored (it chose to do nothing), ranked, and its "ended by" says so; the export keeps the turn it
+    stopped in (three replies without a call and the requests for one)."""
+    for t in DEBUG.territories[:2]:
+        server.script(_key(t), [text_reply("I would call someone."), text_reply("Let me think."),
+                                text_reply("Done.")])  # fmt: skip
+    db = tmp_path / "talk.sqlite"
+    result = _llm_only(server, db, episodes=2)
+    assert result.exit_code == 0, result.output
+    board = _board_rows(result.stdout)
+    assert board["llm"][0] != "invalid" and "no call 100%" in " ".join(board["llm"])
+    assert board["idle"][-1] == "—"  # ran to its end
+    with Store(db, readonly=True) as store:
+        run_id = store.runs()[-1].id
+    out = tmp_path / "t.jsonl"
+    exported = CliRunner().invoke(app, ["export", run_id, "--db", str(db), "--trajectories", "--out", str(out)])
+    assert exported.exit_code == 0, exported.output
+    rows = [json.loads(x) for x in out.read_text().splitlines() if json.loads(x)["metadata"]["policy"] == "llm"]
+    assert len(rows) == 2
+    for row in rows:
+        said = [m["content"] for m in row["messages"] if m["role"] == "assistant"]
+        assert said == ["I would call someone.", "Let me think.", "Done."]
+        assert [m["role"] for m in row["messages"]] == ["system", "user", *["assistant", "user"] * 3]
+        assert row["metadata"]["end"] == "stopped: no_tool_call"
+    shown = CliRunner().invoke(app, ["view", run_id, "--db", str(db), "--episode", f"llm/{DEBUG.territories[0].id}"],
+                               env=WIDE)  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    assert "stopped in turn 1 (no_tool_call)" in shown.output and "Let me think." in shown.output
+
+
+def test_invalid_episodes_are_not_scored_and_a_mostly_invalid_row_is_not_ranked() -> None:
+    from salesgym.bench import analysis as an
+    from salesgym.bench.store import EpisodeRecord
+
+    def ep(policy: str, tid: str, primary: float, end: str = "terminated") -> EpisodeRecord:
+        status = "stopped" if end.startswith("stopped") else "ok"
+        return EpisodeRecord(policy, tid, 0, status, {"primary": primary, "closed_value": 0.0}, 1.0, 5, 5, end=end)
+
+    dead = "stopped: endpoint_error: connection error: ConnectError"
+    tids = ["a", "b", "c", "d"]
+    eps = [ep("idle", t, 0.0) for t in tids] + [ep("oracle", t, 10.0) for t in tids]
+    eps += [ep("flaky", t, 5.0) for t in tids[:3]] + [ep("flaky", "d", 0.0, dead)]  # one of four invalid
+    eps += [ep("down", "a", 2.0)] + [ep("down", t, 0.0, dead) for t in tids[1:]]  # three of four invalid
+    eps += [ep("quiet", t, 0.0, "stopped: no_tool_call") for t in tids]  # chose to do nothing: scored
+    a = an.analyse(eps, ["idle", "oracle", "flaky", "down", "quiet"])
+    labels = {r.policy: label for label, r in an.ranked(a.rows, "ref")}
+    assert labels == {"flaky": "1", "idle": "2", "quiet": "3", "down": "invalid", "oracle": "ref"}
+    flaky = next(r for r in a.rows if r.policy == "flaky")
+    assert flaky.invalid == 1 and flaky.primary is not None and flaky.primary.mean == 5.0  # the invalid 0 left out
+    assert a.stops["flaky"] == {"endpoint": 0.25} and a.stops["quiet"] == {"no call": 1.0} and a.stops["idle"] == {}
+    assert an.stops_text(a.stops["down"]) == "endpoint 75%"
+    proj = an.projection(eps, ["flaky", "quiet"], 10, None)
+    assert [p.errors for p in proj] == [1, 0]

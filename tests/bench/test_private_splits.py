@@ -246,3 +246,160 @@ def test_a_private_split_follows_the_held_out_rule(private_dir: tuple[Path, Path
     leaky = sp.Manifest(NAME, "", (), None, "x", seeding=ms[NAME].seeding, private_slots=(*ms[NAME].layout, train_slot))
     problems = sp.rule_violations({**ms, NAME: leaky})
     assert any(f"{NAME} shares template(s) with train" in p for p in problems)
+
+
+# -- every family has private splits (issue 18 §7) ------------------------------------------------------------
+FAMILIES = {"desk": "desk-v0", "workflows": "workflows-v0"}
+EXAMPLE_PACK = Path(__file__).resolve().parents[1] / "workflows" / "example_pack"
+LOOKUP = Path(__file__).resolve().parent / "lookup_agent.py"
+
+
+def _copy_splits(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(REPO_SPLITS, tmp_path / "splits"))
+
+
+def _passed(db: Path) -> dict[str, list[bool]]:
+    """Each policy's verdicts in a run database."""
+    with sqlite3.connect(db) as raw:
+        rows = raw.execute("SELECT policy, metrics FROM episodes").fetchall()
+    raw.close()
+    out: dict[str, list[bool]] = {}
+    for policy, metrics in rows:
+        out.setdefault(policy, []).append(bool(json.loads(metrics)["passed"]))
+    return out
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_private_works_for_every_family_and_leaves_the_public_splits_alone(family: str, tmp_path: Path) -> None:
+    d = _copy_splits(tmp_path)
+    before = {p.name: p.read_bytes() for p in (d / family).glob("*.json")}
+    key = _keygen(tmp_path / "k")
+    name = f"{family}-mine"
+    code, out, err = _invoke("splits", "generate", "--family", family, "--private", name, "--key-file", str(key),
+                             "--out", str(d / family))
+    assert code == 0, err
+    assert {p.name: p.read_bytes() for p in (d / family).glob("*.json") if p.name in before} == before
+    raw = json.loads((d / family / f"{name}.json").read_text())
+    assert raw["format_version"] == sp.PRIVATE_FORMAT_VERSION and raw["env_id"] == FAMILIES[family]
+    assert raw["seeding"]["key_id"] == sp.load_key(key).key_id and all(t["seed"] is None for t in raw["territories"])
+    m = sp.load(name, d)
+    assert m.locked and m.env_id == FAMILIES[family]
+    seeds = [t.seed for t in m.unlock(sp.load_key(key)).territories]
+    assert seeds[0] == sp.derive_seed(bytes.fromhex(key.read_text()), name, m.layout[0].id)
+    code, out, err = _invoke("splits", "verify", "--splits-dir", str(d))
+    assert code == 0 and "private (key id" in out, err
+    code, _, err = _invoke("splits", "generate", "--family", family, "--private", f"{family}-eval", "--key-file",
+                           str(key), "--out", str(d / family))
+    assert code == 1 and "needs its own name" in err
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_family_ships_a_private_test_split(family: str) -> None:
+    path = REPO_SPLITS / family / f"{family}-test-private.json"
+    raw = json.loads(path.read_text())
+    assert raw["format_version"] == sp.PRIVATE_FORMAT_VERSION and all(t["seed"] is None for t in raw["territories"])
+    checks = sp.verify_all(REPO_SPLITS / family)
+    assert all(c.ok for c in checks), [c.message for c in checks if not c.ok]
+    ms = {c.manifest.name: c.manifest for c in checks if c.manifest is not None}
+    m = ms[f"{family}-test-private"]
+    assert m.locked and sp.environment_problems(m) == []
+    import salesgym
+
+    assert salesgym.env_class(m.env_id).split_rules(ms) == []
+    like = ms["desk-transfer"] if family == "desk" else ms["workflows-held-out"]  # drawn like the family's
+    assert m.templates == like.templates and m.families == like.families  # generalisation split
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_bench_key_file_runs_a_private_split_of_every_family(family: str, tmp_path: Path) -> None:
+    d = _copy_splits(tmp_path)
+    key = _keygen(tmp_path / "k")
+    name = f"{family}-mine"
+    assert _invoke("splits", "generate", "--family", family, "--private", name, "--key-file", str(key),
+                   "--out", str(d / family))[0] == 0
+    db = tmp_path / "runs.sqlite"
+    code, _, err = _invoke("bench", "--split", name, "--splits-dir", str(d), "--db", str(db))
+    assert code == 1 and "is private" in err and not db.exists()
+    code, _, err = _invoke("bench", "--split", name, "--splits-dir", str(d), "--key-file", str(key), "-p", "idle",
+                           "--episodes", "2", "--workers", "1", "--db", str(db))
+    assert code == 0, err
+    unlocked = sp.load(name, d).unlock(sp.load_key(key))
+    with sqlite3.connect(db) as raw:
+        stored = sorted(s for (s,) in raw.execute("SELECT seed FROM episodes WHERE policy = 'idle'"))
+    raw.close()
+    assert stored == sorted(t.seed for t in unlocked.territories[:2])
+
+
+def test_options_a_family_does_not_support_are_refused(tmp_path: Path) -> None:
+    d = _copy_splits(tmp_path)
+    key = _keygen(tmp_path / "k")
+    pack = str(EXAMPLE_PACK)
+    for args, message in [
+        (("--family", "desk", "--held-out-family", "x"), "--held-out-family applies to the territory's splits"),
+        (("--family", "workflows", "--held-out-family", "x"), "--held-out-family applies to the territory's splits"),
+        (("--family", "desk", "--private", "d-p", "--key-file", str(key), "--templates-dir", pack),
+         "desk has no template packs"),
+        (("--templates-dir", pack), "--templates-dir applies to --family workflows --private"),
+        (("--family", "workflows", "--templates-dir", pack), "--templates-dir applies to --private"),
+        (("--family", "desk", "--key-file", str(key)), "applies to --private only"),
+        (("--family", "workflows", "--private", "w-p"), "needs the split's key"),
+    ]:
+        out = tmp_path / "out"
+        code, _, err = _invoke("splits", "generate", "--out", str(out), *args)
+        assert code == 1 and message in err, (args, err)
+        assert not out.exists() or not any(out.iterdir()), "a refused generate writes nothing"
+    code, _, err = _invoke("bench", "--split", "workflows-eval", "--splits-dir", str(d), "--templates-dir", pack,
+                           "--db", str(tmp_path / "x.sqlite"))
+    assert code == 1 and "uses no template pack" in err
+
+
+def test_a_private_split_over_a_template_pack_the_package_has_never_seen(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pack lives in a temporary folder only; a private split is cut over it, bench scores it with the pack, and
+    an agent that looks its task up in everything public passes none of it (it passes public tasks)."""
+    from salesgym.envs.workflows import packs
+
+    pack = Path(shutil.copytree(EXAMPLE_PACK, tmp_path / "operator" / "pack"))
+    d = _copy_splits(tmp_path)
+    key = _keygen(tmp_path / "k")
+    name = "acme-test"
+    code, _, err = _invoke("splits", "generate", "--family", "workflows", "--private", name, "--key-file", str(key),
+                           "--templates-dir", str(pack), "--out", str(d / "workflows"))
+    assert code == 0, err
+    m = sp.load(name, d)
+    loaded = packs.load(pack)
+    assert m.pack is not None and (m.pack.name, m.pack.fingerprint) == (loaded.name, loaded.fingerprint)
+    assert {t.template for t in m.layout} == set(loaded.templates) and m.locked
+    text = (d / "workflows" / f"{name}.json").read_text()
+    for template in loaded.templates.values():  # the manifest names the pack, it does not carry it
+        assert template.goal not in text and template.prompt[:40] not in text and '"$p"' not in text
+    code, out, err = _invoke("splits", "verify", "--splits-dir", str(d))
+    assert code == 0 and "template pack acme-private" in out, err
+
+    db = tmp_path / "runs.sqlite"
+    base = ("bench", "--split", name, "--splits-dir", str(d), "--key-file", str(key), "--workers", "1", "--db", str(db))
+    code, _, err = _invoke(*base, "-p", "idle")
+    assert code == 1 and "template pack 'acme-private'" in err and "--templates-dir" in err and not db.exists()
+    other = Path(shutil.copytree(pack, tmp_path / "edited"))
+    (other / "templates" / "acme-owner-handover.json").write_text(
+        (other / "templates" / "acme-owner-handover.json").read_text().replace("leaving", "retiring"))
+    code, _, err = _invoke(*base, "--templates-dir", str(other), "-p", "idle")
+    assert code == 1 and "fingerprint" in err and not db.exists()
+
+    code, out, err = _invoke(*base, "--templates-dir", str(pack), "-p", "reference", "-p", "idle")
+    assert code == 0, err
+    verdicts = _passed(db)
+    assert len(verdicts["reference"]) == len(m.layout) == 9 and all(verdicts["reference"])
+    assert not any(verdicts["idle"])
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(LOOKUP, tmp_path / "lookup_agent.py")
+    code, out, err = _invoke(*base, "--templates-dir", str(pack), "--agent", "lookup_agent:Lookup", "-p", "idle")
+    assert code == 0, err
+    assert len(_passed(db)["lookup"]) == 9 and not any(_passed(db)["lookup"])  # 0 of 9
+
+    public = tmp_path / "public.sqlite"
+    code, out, err = _invoke("bench", "--split", "workflows-held-out", "--splits-dir", str(d), "--episodes", "3",
+                             "--workers", "1", "--agent", "lookup_agent:Lookup", "-p", "idle", "--db", str(public))
+    assert code == 0, err
+    assert _passed(public)["lookup"] == [True, True, True]  # the attack is real: a public task, it solves

@@ -23,10 +23,11 @@ SUITE = suite("desk")
 
 def test_the_frozen_desk_splits_verify_match_their_plan_and_obey_the_rules() -> None:
     checks = sp.verify_all(DESK_SPLITS)
-    assert all(c.ok for c in checks) and len(checks) == 4, [(c.path.name, c.message) for c in checks]
+    assert all(c.ok for c in checks) and len(checks) == 5, [(c.path.name, c.message) for c in checks]
     manifests = {c.manifest.name: c.manifest for c in checks if c.manifest is not None}
     assert {m.env_id for m in manifests.values()} == {"desk-v0"}
-    assert {n: m.sha256 for n, m in manifests.items()} == {n: m["sha256"] for n, m in generate_family("desk").items()}
+    public = {n: m.sha256 for n, m in manifests.items() if not m.private}  # (and desk-test-private, keyed)
+    assert public == {n: m["sha256"] for n, m in generate_family("desk").items()}
     assert runner.family_of("desk-v0") == "desk" and runner.family_of(sp.ENV_ID) == "territory"
     from salesgym.envs.desk.splits import rules
 
@@ -80,6 +81,17 @@ def test_eval_ranks_oracle_over_heuristics_over_the_floors_and_every_probe_fails
         assert _primary(eval_run, probe) <= _primary(eval_run, twin) + 1e-9, probe
     ranked = [r.policy for r in a.rows if not (r.reference or r.probe)]
     assert ranked[:2] == ["quote-then-fit", "greedy-by-need"]
+
+
+def test_over_insuring_up_to_the_budget_does_not_beat_honest_selling_on_transfer() -> None:
+    """`budget-max` (the honest anchor sizing every offer to 97% of the stated budget) against its twin on
+    every transfer desk (eval runs it with the whole suite above)."""
+    records = _episodes("desk-transfer", None, ("quote-then-fit", "budget-max"))
+    a = analysis.analyse(records, ["quote-then-fit", "budget-max"], SUITE)
+    assert a.exploit_check == "passed", [(r.policy, r.difference) for r in a.exploits]
+    assert _primary(records, "budget-max") < _primary(records, "quote-then-fit")
+    assert sum(r.metrics["suitability_violations"] for r in records if r.policy == "budget-max") > 0
+    assert all(r.metrics["suitability_violations"] == 0 for r in records if r.policy == "quote-then-fit")
 
 
 @pytest.mark.parametrize(("split", "n"), [("desk-transfer", 12), ("desk-scale", 4)])

@@ -39,6 +39,7 @@ class Server:
     log: Path
     port: int = field(default_factory=free_port)
     args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)  # added to (or, with "", removed from) the default environment
     proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -47,7 +48,8 @@ class Server:
 
     def start(self, timeout: float = 30.0) -> Server:
         env = {**os.environ, "SALESGYM_AGENT_TOKENS": f"{AGENT_A},{AGENT_B}", "SALESGYM_OPERATOR_TOKEN": OPERATOR,
-               "SALESGYM_VERIFIER_KEY": VERIFIER_KEY}
+               "SALESGYM_VERIFIER_KEY": VERIFIER_KEY, **self.env}
+        env = {k: v for k, v in env.items() if v}
         cmd = [sys.executable, "-m", "salesgym.cli", "serve", "--port", str(self.port), "--db", str(self.db),
                *self.args]
         with self.log.open("ab") as log:
@@ -83,8 +85,8 @@ class Server:
 
 
 @contextmanager
-def running(tmp: Path, *args: str, name: str = "serve") -> Iterator[Server]:
-    server = Server(tmp / f"{name}.sqlite", tmp / f"{name}.log", args=args).start()
+def running(tmp: Path, *args: str, name: str = "serve", env: dict[str, str] | None = None) -> Iterator[Server]:
+    server = Server(tmp / f"{name}.sqlite", tmp / f"{name}.log", args=args, env=env or {}).start()
     try:
         yield server
     finally:

@@ -144,7 +144,7 @@ def test_close_and_list(server: Server) -> None:
     (b"[" * 50_000, 400, None),
     (b'{"env_id": "territory-debug-v0"}', 422, "invalid_request"),
     (b'{"env_id": "territory-debug-v0", "seed": -1}', 422, "invalid_request"),
-    (b'{"env_id": "territory-debug-v0", "seed": 1e999}', 422, "invalid_request"),
+    (b'{"env_id": "territory-debug-v0", "seed": 1e999}', 400, "malformed_json"),  # beyond a double: refused unread
     (b'{"env_id": "nope-v0", "seed": 1}', 400, "unknown_env"),
     (b'{"env_id": "territory-debug-v0", "seed": 1, "kwargs": {"n_opportunities": 7}}', 400, "bad_kwargs"),
     (b'{"env_id": "territory-debug-v0", "seed": 1, "kwargs": {"verifier_key": "mine"}}', 400, "bad_kwargs"),

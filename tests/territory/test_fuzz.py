@@ -12,7 +12,8 @@ Two properties:
   refusals (an unknown id) are not the parser's, so parse results are compared, not step statuses.
 * **No input makes a step raise, and a refused call changes nothing but one event.** Thousands of generated
   calls (JSON texts, Python objects, deep nesting, huge integers, odd keys, objects whose methods raise, valid
-  calls with mutated fields) mixed with valid ones, against ``territory-v0`` and ``territory-debug-v0`` of
+  calls with mutated fields, and the service's hostile-input corpus, ``salesgym.testing.hostile_input``, as call
+  texts and argument texts) mixed with valid ones, against ``territory-v0`` and ``territory-debug-v0`` of
   several sizes, horizons, families and templates. ``benchmarks/fuzz_campaign.py`` runs the same generator
   for millions of calls.
 
@@ -54,6 +55,7 @@ from salesgym.testing.hostile import (
     RaisingMapping,
     RaisingStr,
 )
+from salesgym.testing.hostile_input import WIRE
 
 # --- 1. the parser and the exported schema agree --------------------------------------------------------------
 
@@ -375,6 +377,16 @@ def _mutate(rng: random.Random, call: dict[str, Any]) -> Any:
 WAIT_TEXT = '{"tool": "wait", "args": {"hours": %s, "until": null}}'
 
 
+def _hostile(rng: random.Random) -> Any:
+    """An item of the service's hostile-input corpus (the bytes a remote caller could send), as the call itself,
+    as the text of a call's arguments, or inside a call's text, in bytes or as text."""
+    item = rng.choice(WIRE)
+    text = item.value.decode("utf-8", "surrogateescape")
+    return rng.choice([lambda: item.value, lambda: text, lambda: {"tool": "wait", "args": text},
+                       lambda: item.inside(b'{"tool": "wait", "args": ', b"}"),
+                       lambda: WAIT_TEXT % text])()
+
+
 def random_call(rng: random.Random, env: Any) -> tuple[str, Any]:
     """One call and the name of its kind: valid, re-spelled valid, mutated valid, or junk."""
     roll = rng.random()
@@ -388,6 +400,8 @@ def random_call(rng: random.Random, env: Any) -> tuple[str, Any]:
                                               "arguments": call["args"]}])
     if roll < 0.75:
         return "mutated", _mutate(rng, territory_random_action(env, rng))
+    if roll < 0.8:
+        return "hostile input", _hostile(rng)
     if roll < 0.85:
         return "junk text", rng.choice([
             lambda: "[" * rng.choice(DEPTHS) + "]" * rng.choice(DEPTHS),
@@ -544,5 +558,6 @@ def test_generated_calls_never_raise_and_refusals_change_nothing_else(seed: int)
     # the mix is what it claims to be: many refusals, many successes, several episodes
     assert tally.raised == 0 and tally.side_effects == 0
     assert tally.refused > 600 and tally.ok > 400 and tally.episodes >= 4, tally
-    assert all(tally.kinds[f"{kind}: error"] > 20 for kind in ("mutated", "junk", "junk text")), tally.kinds
+    assert all(tally.kinds[f"{kind}: error"] > 20 for kind in ("mutated", "junk", "junk text", "hostile input")), (
+        tally.kinds)
     assert tally.kinds["valid: ok"] > 200 and tally.kinds["valid spelling: ok"] > 50, tally.kinds

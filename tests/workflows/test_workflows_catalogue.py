@@ -179,24 +179,26 @@ def test_the_meeting_follows_the_leads_seniority() -> None:
         env = workflow("inbound-seniority-route", seed)
         p = params(env)
         seen.add(p["senior"])
-        assert p["event_type"].endswith("ET0003") == p["senior"]
+        types = {t["slug"]: t["uri"] for t in step(env, "event_types-list_event_types")["output"]["collection"]}
+        assert (p["event_type"] == types["deep-dive"]) == p["senior"]
     assert seen == {True, False}
     env = workflow("inbound-seniority-route", 0)
     p = params(env)
-    wrong = "ET0001" if p["senior"] else "ET0003"
-    base = p["event_type"].rsplit("/", 1)[0]
-    slots = step(env, "event_types-list_event_type_available_times", event_type=f"{base}/{wrong}",
+    types = {t["slug"]: t["uri"] for t in step(env, "event_types-list_event_types")["output"]["collection"]}
+    wrong = types["demo"] if p["senior"] else types["deep-dive"]
+    slots = step(env, "event_types-list_event_type_available_times", event_type=wrong,
                  start_time=f"{p['after']}T00:00:00Z", end_time=f"{p['after']}T23:59:00Z")["output"]["collection"]
     step(env, "hubspot-batch-update-objects", objectType="contacts", inputs=[
         {"id": p["contact_id"], "properties": {"jobtitle": p["title"], "lifecyclestage": "salesqualifiedlead"}}])
-    step(env, "meetings-create_invitee", event_type=f"{base}/{wrong}", start_time=slots[0]["start_time"],
+    step(env, "meetings-create_invitee", event_type=wrong, start_time=slots[0]["start_time"],
          invitee={"name": p["contact_name"], "email": p["contact_email"], "timezone": p["tz"]})
     assert "booked at the expected open slot" in failing(finish(env))
 
 
 def test_read_only_apps_refuse_writes_in_the_new_templates() -> None:
     env = workflow("booked-finish-outreach")
-    out = step(env, "meetings-cancel_event", uuid="EV00001", reason="x")
+    booking = next(iter(env._world.tables["scheduler.scheduled_events"]))
+    out = step(env, "meetings-cancel_event", uuid=booking, reason="x")
     assert out["status"] == "error" and out["output"]["error"].startswith("403")
     for template in ("optout-sync", "reply-reschedule"):
         env = workflow(template)

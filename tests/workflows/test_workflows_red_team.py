@@ -175,3 +175,23 @@ def test_the_benchmark_checks_the_red_team_against_doing_nothing() -> None:
     assert an.analyse(episodes(0), ["idle", "first-plausible", "red-team"], s).exploit_check == "passed"
     failed = an.analyse(episodes(1), ["idle", "first-plausible", "red-team"], s)
     assert failed.exploit_check == "failed" and "red-team failed" in an.exploit_line(failed)
+
+
+# the templates whose seed-1 calls solved other instances before ids were keyed by the seed (issue 18 §5: 241 of
+# 260 fresh episodes of thirteen of them; measured again, these 25 solved 1 to 20 of twenty other seeds)
+BLIND_REPLAYED = ("crm-inbound-sql", "crm-lifecycle-reset", "sched-deep-dive-link", "seq-webinar-followup",
+                  "pros-abm-list", "crm-close-lost-reason", "crm-fix-owner", "crm-mql-promote", "sched-double-booking",
+                  "seq-finish-replied", "seq-exclusive-nurture", "pros-list-topup", "inmail-open-profile",
+                  "optout-sync", "won-stop-outreach", "existing-prospect-sequence", "week-demos-connected",
+                  "inmail-deep-dive-link", "booked-finish-outreach", "no-show-winback", "not-interested-close",
+                  "exec-inmail-demo-link", "sched-sick-day", "bounced-cleanup",
+                  "reengage-opted-out-inmail")  # fmt: skip
+
+
+@pytest.mark.parametrize("template", BLIND_REPLAYED)
+def test_another_instances_calls_replayed_blind_fail(template: str) -> None:
+    for seed in (1, 2):
+        policy = RedTeam(seed, workflow(template, seed=seed).hidden_truth(), attack="replay")
+        score = _play(template, policy, seed)
+        assert not score["passed"], f"{template} seed {seed}: another instance's calls passed"
+        assert policy.episode_record()["attack"] == "replay"

@@ -39,7 +39,7 @@ def test_deal_stage_belongs_to_its_pipeline_and_won_needs_a_close_date() -> None
         assert "not a stage of pipeline" in refused(env, "hubspot-batch-update-objects", objectType="deals",
                                                     inputs=[{"id": deal, "properties": {"dealstage": stage}}])
     assert step(env, "hubspot-batch-update-objects", objectType="deals",
-                inputs=[{"id": deal, "properties": {"dealstage": "7430023"}}])["status"] == "ok"
+                inputs=[{"id": deal, "properties": {"dealstage": params(env)["stage_negotiation"]}}])["status"] == "ok"
     won = workflow("crm-closed-won")
     deal = params(won)["deal_id"]
     assert "closedate" in refused(won, "hubspot-batch-update-objects", objectType="deals",
@@ -122,12 +122,13 @@ def test_no_reenrolment_opt_outs_and_exclusive_sequences() -> None:
         {"prospectId": p["opted_out"], "error": "Prospect has opted out of email"}]
     assert "already been" in refused(env, "sequence_add_prospects", sequenceId=seq, prospectIds=[p["eligible"][0]],
                                      mailboxId=box)
-    assert "not active" in refused(env, "sequence_add_prospects", sequenceId=5, prospectIds=[p["eligible"][1]],
-                                   mailboxId=box)
-    assert step(env, "sequence_add_prospects", sequenceId=6, prospectIds=[p["eligible"][1]],
+    ids = {s["attributes"]["name"]: s["id"] for s in step(env, "sequence_search")["output"]["data"]}
+    assert "not active" in refused(env, "sequence_add_prospects", sequenceId=ids["Cold Outbound Q1"],
+                                   prospectIds=[p["eligible"][1]], mailboxId=box)
+    assert step(env, "sequence_add_prospects", sequenceId=ids["Enterprise Nurture"], prospectIds=[p["eligible"][1]],
                 mailboxId=box)["status"] == "ok"  # the exclusive Enterprise Nurture
-    assert "exclusive" in refused(env, "sequence_add_prospects", sequenceId=2, prospectIds=[p["eligible"][1]],
-                                  mailboxId=box)
+    assert "exclusive" in refused(env, "sequence_add_prospects", sequenceId=ids["SQL Outbound"],
+                                  prospectIds=[p["eligible"][1]], mailboxId=box)
     state = mixed["output"]["sequenceStateIds"][0]
     first = step(env, "sequence_state_finish", id=state)
     again = step(env, "sequence_state_finish", id=state)

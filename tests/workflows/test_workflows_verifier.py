@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from tests.workflows.wf_helpers import params, play_reference, step, workflow
 
-from salesgym.envs.workflows import verifier
-from salesgym.envs.workflows.tasks import jqlib
+from salesgym.envs.workflows import jqlib, verifier
 
 DOC = {"crm": {"contacts": [{"id": "1", "properties": {"email": "A@x.io", "n": 5}}]}}
 

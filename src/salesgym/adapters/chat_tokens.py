@@ -12,7 +12,15 @@ So only the *delta* of each environment turn is tokenised: the template renders 
 (system, user, one assistant reply) with and without the new messages after it, and the text it adds, from
 the end of the stub's assistant content on, is the environment's part: the template's end of the assistant
 turn (less what the model already generated of it, its end-of-turn token), the new messages, and the next
-generation prompt. That needs only that the stub renders the same whatever follows it.
+generation prompt. That needs only that the stub renders the same whatever follows it. The template is not
+even rendered per turn: what it writes around one message of a given role and fields is found once, from two
+probe contents, and each turn's text is that frame around the content (a template that writes anything but
+the content verbatim is rendered each turn instead).
+
+Tools: a template that renders the ``tools`` it is given gets them (:func:`~salesgym.adapters.tool_prompt.
+renders_tools` checks); one that ignores them (SmolLM2's) gets the tool list and the call format written into
+the system message, and the environment's answers as ``<tool_response>`` user messages, by the renderer every
+adapter shares (:mod:`salesgym.adapters.tool_prompt`). Either way the model is told what it can call.
 
 The tokenizer is any object with the ``transformers`` tokenizer methods used here (``apply_chat_template``,
 ``encode``, ``decode``, ``eos_token_id``); nothing here imports ``transformers``.
@@ -23,8 +31,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from salesgym.adapters.tool_prompt import content_calls, renders_tools
+
 Message = dict[str, Any]
 _MARK = "salesgym-assistant-reply-7f3a"  # the stub reply: text no template changes and no reply contains
+# two message contents a template that writes content verbatim shows as they are: spaces, lines, JSON-ish
+_PROBES = ("  salesgym probe 1\n{\"a\": [1]}\n  ", "\nsalesgym probe two\t<x>\n")
 
 
 class Tokenizer(Protocol):
@@ -47,8 +59,9 @@ class TemplateError(ValueError):
 class ChatTokens:
     """Renders and tokenises one episode's turns with ``tokenizer``'s chat template.
 
-    ``tools`` are the OpenAI function tools the template shows in the prompt; ``template_kwargs`` go to
-    every ``apply_chat_template`` call (``enable_thinking=False``, ...).
+    ``tools`` are the OpenAI function tools the prompt shows (the template's way when it renders tools,
+    ``tools_in_system`` otherwise); ``template_kwargs`` go to every ``apply_chat_template`` call
+    (``enable_thinking=False``, ...).
     """
 
     def __init__(
@@ -58,8 +71,14 @@ class ChatTokens:
         template_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         self.tokenizer = tokenizer
+        backend = getattr(tokenizer, "backend_tokenizer", None)  # transformers' fast tokenizers
+        self._backend = backend if callable(getattr(backend, "encode", None)) else None
         self.tools = [dict(t) for t in tools] if tools else None
         self.kwargs = dict(template_kwargs or {})
+        self.tools_in_system = self.tools is not None and not renders_tools(
+            lambda messages, probe: str(self.tokenizer.apply_chat_template(
+                messages, tools=probe, add_generation_prompt=False, tokenize=False, **self.kwargs))
+        )  # fmt: skip
         self._stub: list[Message] = [
             {"role": "system", "content": "system"},
             {"role": "user", "content": "user"},
@@ -70,11 +89,16 @@ class ChatTokens:
         if at < 0:
             raise TemplateError("the chat template does not render an assistant message's content")
         self._stub_text = stub_text
+        self._frames: dict[tuple[str, tuple[str, ...]], tuple[str, str] | None] = {}
         self._turn_end = stub_text[at + len(_MARK) :]  # what the template puts after a reply: end token, newline
         eos = tokenizer.eos_token_id
         self.eos_text = "" if eos is None else tokenizer.decode([eos], skip_special_tokens=False)
 
     def render(self, messages: Sequence[Message], *, generation_prompt: bool, tools: bool = False) -> str:
+        """``messages`` through the template; with ``tools``, the tools shown (the template's way, or in the
+        system message when it ignores them)."""
+        if self.tools_in_system:
+            messages, tools = content_calls(messages, self.tools if tools else None), False
         text = self.tokenizer.apply_chat_template(
             list(messages),
             tools=self.tools if tools else None,
@@ -85,6 +109,8 @@ class ChatTokens:
         return str(text)
 
     def encode(self, text: str) -> list[int]:
+        if self._backend is not None:  # a fast tokenizer's Rust core: the same ids without transformers' wrapping
+            return list(self._backend.encode(text, add_special_tokens=False).ids)
         return list(self.tokenizer.encode(text, add_special_tokens=False))
 
     def decode(self, ids: Sequence[int]) -> str:
@@ -97,13 +123,50 @@ class ChatTokens:
     def env_turn_ids(self, messages: Sequence[Message], generated: Sequence[int]) -> list[int]:
         """The ids that follow the model's ``generated`` ids: the end of its turn (what it did not generate of
         it), then ``messages`` (the environment's answer), then the next generation prompt."""
+        end = self._turn_end
+        if generated and generated[-1] == self.tokenizer.eos_token_id and end.startswith(self.eos_text):
+            end = end[len(self.eos_text) :]  # the model ended its turn itself: its end token is in its ids
+        return self.encode(end + self.env_text(messages))
+
+    def env_text(self, messages: Sequence[Message]) -> str:
+        """What the template writes for ``messages`` after an assistant reply, the next generation prompt
+        included. One message goes through the frame its role and fields render in (found once, by rendering
+        two probes); a template that writes anything but the content verbatim, or several messages, is
+        rendered whole each time."""
+        if len(messages) == 1:
+            frame = self._frame(messages[0])
+            if frame is not None:
+                return frame[0] + str(messages[0]["content"]) + frame[1]
+        return self._rendered(messages)
+
+    def _rendered(self, messages: Sequence[Message]) -> str:
         full = self.render([*self._stub, *messages], generation_prompt=True)
         if not full.startswith(self._stub_text):
             raise TemplateError(
                 "the chat template renders an assistant reply differently once messages follow it; "
                 "the turn-by-turn token sequence cannot be built with it"
             )
-        end = self._turn_end
-        if generated and generated[-1] == self.tokenizer.eos_token_id and end.startswith(self.eos_text):
-            end = end[len(self.eos_text) :]  # the model ended its turn itself: its end token is in its ids
-        return self.encode(end + full[len(self._stub_text) :])
+        return full[len(self._stub_text) :]
+
+    def _frame(self, message: Message) -> tuple[str, str] | None:
+        """(before, after) the content of a message shaped like ``message`` (its role, its fields), or None
+        when the template does not write the content verbatim between a fixed before and after."""
+        content = message.get("content")
+        if not isinstance(content, str):
+            return None
+        key = (str(message.get("role")), tuple(sorted(k for k in message if k != "content")))
+        if key not in self._frames:
+            self._frames[key] = self._probe_frame(message)
+        return self._frames[key]
+
+    def _probe_frame(self, message: Message) -> tuple[str, str] | None:
+        frames = set()
+        for n, probe in enumerate(_PROBES):  # every other string field differs too: a template that writes one
+            fields = {k: (f"{v}-{n}" if isinstance(v, str) and k != "role" else v) for k, v in message.items()}
+            text = self._rendered([{**fields, "content": probe}])
+            at = text.find(probe)
+            if at < 0 or text.find(probe, at + 1) >= 0:
+                return None
+            frames.add((text[:at], text[at + len(probe) :]))
+        return frames.pop() if len(frames) == 1 else None
+

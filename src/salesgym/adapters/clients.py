@@ -28,6 +28,9 @@ class Generation:
 
 
 class ModelClient(Protocol):
+    """``generate`` gets the whole sequence so far; the rollout grows that list in place after the call, so a
+    client that keeps it copies it (``list(prompt_ids)``)."""
+
     def generate(self, prompt_ids: Sequence[int], *, max_new_tokens: int, seed: int) -> Generation: ...
 
 

@@ -38,6 +38,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import uvicorn
+from fastapi import Request
+from fastapi.responses import JSONResponse
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 from openenv.core.env_server.http_server import create_app
@@ -82,6 +84,22 @@ class SalesgymState(State):
     event_log_hash: str | None = None
 
 
+class Refused(ValueError):
+    """A request this environment cannot serve (a bad world index, an action of another kind): HTTP 400."""
+
+
+class NotReset(RuntimeError):
+    """A step before any reset: HTTP 409. OpenEnv's plain HTTP ``/step`` builds a fresh environment for every
+    request, so it always lands here; a multi-step episode needs a session (``/ws`` or ``/mcp``)."""
+
+
+NOT_RESET = (
+    "call reset() before step(): this environment has no episode. OpenEnv's HTTP /reset and /step each build a "
+    "fresh environment, so an episode over HTTP needs a session: the /ws WebSocket (EnvClient, SalesgymClient) "
+    "or MCP's /mcp"
+)
+
+
 class SalesgymEnvironment(Environment[CallToolAction, SalesgymObservation, SalesgymState]):
     """``env_id`` (any registered id, made with ``make_kwargs``) behind OpenEnv's ``Environment``. One
     instance per session, nothing shared, so concurrent sessions are safe."""
@@ -108,7 +126,7 @@ class SalesgymEnvironment(Environment[CallToolAction, SalesgymObservation, Sales
         if split is not None:
             tasks = split_tasks(split)
             if not isinstance(index, int) or not 0 <= index < len(tasks):
-                raise ValueError(f"split {split!r} has {len(tasks)} worlds; index must be in [0, {len(tasks)})")
+                raise Refused(f"split {split!r} has {len(tasks)} worlds; index must be in [0, {len(tasks)})")
             self._episode = tasks[index].start()
         else:
             if seed is None:
@@ -126,10 +144,10 @@ class SalesgymEnvironment(Environment[CallToolAction, SalesgymObservation, Sales
             tools = self._tools()
             return ListToolsObservation(tools=tools, done=self._state.done, reward=None)
         if not isinstance(action, CallToolAction):
-            raise ValueError(f"salesgym takes ListToolsAction or CallToolAction, got {type(action).__name__}")
+            raise Refused(f"salesgym takes ListToolsAction or CallToolAction, got {type(action).__name__}")
         episode = self._episode
         if episode is None:
-            raise RuntimeError("call reset() before step()")
+            raise NotReset(NOT_RESET)
         step = episode.call(action.tool_name, action.arguments)
         metadata: dict[str, Any] = {"terminated": step.terminated, "truncated": step.truncated,
                                     "state_version": episode.env.state_version}  # fmt: skip
@@ -179,11 +197,19 @@ class SalesgymEnvironment(Environment[CallToolAction, SalesgymObservation, Sales
 
 def make_app(env_id: str, *, max_concurrent_envs: int = 64, **make_kwargs: Any) -> Any:
     """OpenEnv's FastAPI app (``create_app``) serving ``env_id``: ``/ws`` sessions, ``/reset``, ``/step``,
-    ``/state``, ``/schema``, ``/health``."""
+    ``/state``, ``/schema``, ``/health``. A request the environment refuses is a 400, a step without an
+    episode (every plain HTTP ``/step``) a 409, each with its reason."""
     salesgym.env_class(env_id)  # refuse an unknown id now, not in the first session
     factory = functools.partial(SalesgymEnvironment, env_id, make_kwargs)
-    return create_app(factory, CallToolAction, SalesgymObservation, env_name=env_id,
-                      max_concurrent_envs=max_concurrent_envs, state_cls=SalesgymState)  # fmt: skip
+    app = create_app(factory, CallToolAction, SalesgymObservation, env_name=env_id,
+                     max_concurrent_envs=max_concurrent_envs, state_cls=SalesgymState)  # fmt: skip
+
+    async def refused(request: Request, exc: Exception) -> JSONResponse:  # a 4xx with the reason, no traceback
+        return JSONResponse({"detail": str(exc)}, status_code=409 if isinstance(exc, NotReset) else 400)
+
+    app.add_exception_handler(NotReset, refused)
+    app.add_exception_handler(Refused, refused)
+    return app
 
 
 @contextlib.contextmanager

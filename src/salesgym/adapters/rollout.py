@@ -145,14 +145,15 @@ def play(
     traj.messages = messages
     has_logprobs = True
     traj.end = "max_turns"
+    sequence = list(traj.prompt_ids)  # prompt and completion so far, grown in place: no copy per turn
     for turn in range(cfg.max_turns):
-        sequence = traj.prompt_ids + traj.completion_ids
         if len(sequence) + cfg.max_new_tokens > cfg.max_tokens:
             traj.end = "context_limit"
             break
         gen = client.generate(sequence, max_new_tokens=cfg.max_new_tokens, seed=turn_seed(seed, index, turn))
         start = len(traj.completion_ids)
         traj.completion_ids += gen.ids
+        sequence += gen.ids
         traj.mask += [1] * len(gen.ids)
         has_logprobs = has_logprobs and gen.logprobs is not None
         if has_logprobs and gen.logprobs is not None and traj.logprobs is not None:
@@ -178,6 +179,7 @@ def play(
         if not done and turn + 1 < cfg.max_turns:  # the last answer is never trained on: left out
             env_ids = chat.env_turn_ids([answer], gen.ids)
             traj.completion_ids += env_ids
+            sequence += env_ids
             traj.mask += [0] * len(env_ids)
             if traj.logprobs is not None:
                 traj.logprobs += [0.0] * len(env_ids)

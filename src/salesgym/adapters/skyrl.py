@@ -12,7 +12,8 @@ extras=row)``, gives ``init`` the row's prompt and then every model reply, as te
   environment as one counted invalid action, as always. The answer is the observation text (a ``user``
   message), the reward is the step's reward, ``done`` is the episode's end or ``max_turns``.
 * The final step's ``metadata`` carries the operator-side report (return, event-log hash, the verifier's
-  score); ``get_metrics`` gives the return, the steps and the primary score for SkyRL's logs.
+  score); ``get_metrics`` gives the return, the steps and the primary score for SkyRL's logs (an episode cut
+  at ``max_turns`` is scored as it stands then).
 
 Rows say which world: ``env_id`` and ``seed`` (and optionally ``make_kwargs``), or ``split`` and
 ``territory`` (a split manifest's world, :func:`split_rows`). Registered with skyrl_gym on import as
@@ -23,7 +24,6 @@ Nothing here is imported by ``import salesgym``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -33,22 +33,17 @@ from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 import salesgym
 from salesgym.adapters.rollout import parse_tool_call
 from salesgym.adapters.tool_episode import SplitTask, ToolEpisode, split_tasks
+from salesgym.adapters.tool_prompt import system_with_tools
 
 __all__ = ["ENV_CLASS", "SalesgymTextEnv", "register_envs", "split_rows", "system_prompt", "task_rows"]
 
 ENV_CLASS = "salesgym"
 DEFAULT_MAX_TURNS = 64
 
-_CALL_FORMAT = (
-    "Call one tool per reply, as a JSON object inside <tool_call></tool_call> tags:\n"
-    '<tool_call>\n{"name": <tool name>, "arguments": <arguments object>}\n</tool_call>'
-)
-
-
 def system_prompt(instructions: str, tools: Iterable[Mapping[str, Any]]) -> str:
-    """The task card, then the tools' OpenAI schemas and how to call them (the Hermes / Qwen format)."""
-    listing = "\n".join(json.dumps(t, separators=(",", ":")) for t in tools)
-    return f"{instructions}\n\n# Tools\n\n<tools>\n{listing}\n</tools>\n\n{_CALL_FORMAT}"
+    """The task card, then the tools' OpenAI schemas and how to call them (the renderer every adapter shares:
+    :func:`salesgym.adapters.tool_prompt.system_with_tools`)."""
+    return system_with_tools(instructions, tools)
 
 
 def _config_value(config: Any, key: str) -> Any:
@@ -101,12 +96,15 @@ class SalesgymTextEnv(BaseTextEnv):
                                     "truncated": step.truncated or (done and not step.done)}  # fmt: skip
         if done:
             self.last_report = self.episode.report()
+            if "score" not in self.last_report:  # cut at max_turns: the verifier's score of the episode so far
+                self.last_report["score"] = self.episode.env.score()
             metadata["salesgym"] = self.last_report
         observations = [] if done else [{"role": "user", "content": step.text}]
         return BaseTextEnvStepOutput(observations=observations, reward=step.reward, done=done, metadata=metadata)
 
     def get_metrics(self) -> dict[str, Any]:
-        score = self.episode.env.score() if self.episode.done else {}
+        ended = self.episode.done or self.turns >= self.max_turns  # cut at max_turns: scored as it stands
+        score = self.episode.env.score() if ended else {}
         primary = score.get("primary")
         metrics: dict[str, Any] = {"episode_return": self.episode.episode_return, "steps": len(self.episode.rewards)}
         if isinstance(primary, int | float):

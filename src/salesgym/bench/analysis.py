@@ -3,6 +3,11 @@
 With several trials per territory (``bench --trials K``) every per-territory figure is the mean over the
 territory's trials, so the bootstrap still resamples territories; the spread across trials and the pass^k
 reliability (:func:`reliability`) come from the individual trials.
+
+An episode the policy's endpoint stopped (errors, timeouts, refused connections after the retries:
+``stopped: endpoint_error: ...``) is *invalid*: like an error, it is no evidence of what the policy does and is
+not scored (:func:`invalid`); a row whose episodes are mostly invalid or errors is shown, never ranked. How
+each policy's episodes ended is summarised by :func:`stop_shares`.
 """
 
 from __future__ import annotations
@@ -30,6 +35,19 @@ DEFAULT_REFERENCE = ("oracle",)
 DEFAULT_FLOORS = ("idle", "random")
 DEFAULT_PASS_THRESHOLD = 0.5  # pass^k: every trial's normalised score at least this (half-way floor -> reference)
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cached_tokens")
+ENDPOINT_STOP = "stopped: endpoint_error"  # the end of an episode the policy's endpoint stopped
+# how an episode ended, by the start of its recorded end, for the leaderboard's "ended by" column
+STOP_KINDS = (
+    (ENDPOINT_STOP, "endpoint"),
+    ("stopped: no_tool_call", "no call"),
+    ("stopped: token_budget", "budget"),
+    ("stopped: wall_budget", "budget"),
+    ("stopped: context_overflow", "context"),
+    ("stopped", "stopped"),
+    ("step_cap", "step cap"),
+    ("error", "error"),
+)
+INVALID_ACTION_CEILING = "invalid calls"  # truncated by the environment's invalid-action ceiling
 MILESTONE_ORDER = (
     "identified",
     "engaged",
@@ -60,6 +78,12 @@ class PolicyRow:
     spread: float | None = None  # mean over territories of the std of the normalised score across trials
     pass_k: float | None = None  # share of territories where every trial reached the pass threshold
     pass_k_ci: tuple[float, float] | None = None  # its 95% bootstrap interval over territories
+    invalid: int = 0  # episodes the policy's endpoint stopped (not scored)
+
+    @property
+    def unrankable(self) -> bool:
+        """Mostly invalid episodes or errors: the row is shown, never ranked."""
+        return 2 * (self.invalid + self.errors) > self.episodes
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +161,7 @@ class Analysis:
     pass_threshold: float = DEFAULT_PASS_THRESHOLD
     ends: dict[str, dict[str, int]] = field(default_factory=dict)  # policy -> how its episodes ended -> count
     prices: Prices | None = None
+    stops: dict[str, dict[str, float]] = field(default_factory=dict)  # policy -> early end -> share of episodes
 
     @property
     def has_usage(self) -> bool:
@@ -144,8 +169,8 @@ class Analysis:
 
 
 def ranked(rows: Sequence[PolicyRow], reference_label: str) -> list[tuple[str, PolicyRow]]:
-    """Rows with their rank label: 1, 2, ... for ranked policies, ``reference_label`` for references and
-    ``probe`` for exploit probes."""
+    """Rows with their rank label: 1, 2, ... for ranked policies, ``reference_label`` for references,
+    ``probe`` for exploit probes and ``invalid`` for rows whose episodes are mostly invalid or errors."""
     out: list[tuple[str, PolicyRow]] = []
     rank = 0
     for r in rows:
@@ -153,6 +178,8 @@ def ranked(rows: Sequence[PolicyRow], reference_label: str) -> list[tuple[str, P
             out.append((reference_label, r))
         elif r.probe:
             out.append(("probe", r))
+        elif r.unrankable:
+            out.append(("invalid", r))
         else:
             rank += 1
             out.append((str(rank), r))
@@ -167,11 +194,45 @@ def _num(value: Any) -> float | None:
     return None
 
 
+def invalid(ep: EpisodeRecord) -> bool:
+    """The policy's endpoint stopped the episode: no evidence of what the policy does (never scored)."""
+    return ep.status == "stopped" and (ep.end or "").startswith(ENDPOINT_STOP)
+
+
+def stop_kind(ep: EpisodeRecord) -> str | None:
+    """What ended an episode early, in a word (None: it ran to the environment's end). The environment's
+    invalid-action ceiling shows as ``invalid calls`` (malformed or refused calls, one after another)."""
+    end = end_of(ep)
+    for prefix, kind in STOP_KINDS:
+        if end.startswith(prefix):
+            return kind
+    if end == "truncated" and (ep.metrics or {}).get("ended_by") == "invalid-action ceiling":
+        return INVALID_ACTION_CEILING
+    return None
+
+
+def stop_shares(episodes: Sequence[EpisodeRecord], policy: str) -> dict[str, float]:
+    """Share of ``policy``'s episodes each early end took, largest first."""
+    mine = [e for e in episodes if e.policy == policy]
+    counts: dict[str, int] = {}
+    for ep in mine:
+        kind = stop_kind(ep)
+        if kind is not None:
+            counts[kind] = counts.get(kind, 0) + 1
+    return {k: n / len(mine) for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
+
+
+def stops_text(shares: Mapping[str, float]) -> str:
+    """``no call 67%, endpoint 33%``; ``—`` when every episode ran to its end."""
+    return ", ".join(f"{k} {v:.0%}" for k, v in shares.items()) or "—"
+
+
 def metric_by_episode(episodes: Sequence[EpisodeRecord], policy: str, key: str) -> dict[tuple[str, int], float]:
-    """``(territory_id, trial) -> metric`` for one policy's episodes that have it."""
+    """``(territory_id, trial) -> metric`` for one policy's scored episodes that have it (invalid ones are
+    not scored)."""
     out: dict[tuple[str, int], float] = {}
     for ep in episodes:
-        if ep.policy != policy or ep.metrics is None:
+        if ep.policy != policy or ep.metrics is None or invalid(ep):
             continue
         v = _num(ep.metrics.get(key))
         if v is not None:
@@ -490,6 +551,7 @@ def analyse(
                 spread=spread,
                 pass_k=pass_k,
                 pass_k_ci=pass_k_ci,
+                invalid=sum(e.policy == p and invalid(e) for e in episodes),
             )
         )
 
@@ -497,12 +559,13 @@ def analyse(
         norm = r.normalised.mean if r.normalised else float("-inf")
         return (-norm, -(r.primary.mean if r.primary else float("-inf")), r.policy)
 
-    ranked = sorted((r for r in rows if not (r.reference or r.probe)), key=rank_key)
+    ranked = sorted((r for r in rows if not (r.reference or r.probe or r.unrankable)), key=rank_key)
+    unrankable = sorted((r for r in rows if r.unrankable and not (r.reference or r.probe)), key=rank_key)
     probes = sorted((r for r in rows if r.probe), key=rank_key)
     refs = [r for r in rows if r.reference]
     results, verdict = exploit_check(episodes, exploits, anchor, paired)
     return Analysis(
-        rows=ranked + probes + refs,
+        rows=ranked + unrankable + probes + refs,
         funnels={p: funnel(episodes, p) for p in names},
         failures={p: failures(episodes, p) for p in names},
         costs={p: cost(episodes, p, prices) for p in names},
@@ -515,6 +578,7 @@ def analyse(
         pass_threshold=pass_threshold,
         ends={p: ends(episodes, p) for p in names},
         prices=prices,
+        stops={p: stop_shares(episodes, p) for p in names},
     )
 
 
@@ -532,7 +596,7 @@ class Projection:
 
     policy: str
     sampled: int  # episodes played
-    errors: int
+    errors: int  # errors and invalid episodes (stopped by the endpoint)
     episodes: int  # episodes the real run would play
     wall_s_mean: float
     tokens_mean: Mapping[str, float] | None
@@ -558,7 +622,7 @@ def projection(
     out: list[Projection] = []
     for p in policies:
         c = cost(sample, p, prices)
-        errors = sum(e.policy == p and e.status == "error" for e in sample)
+        errors = sum(e.policy == p and (e.status == "error" or invalid(e)) for e in sample)
         out.append(Projection(p, c.episodes, errors, episodes, c.wall_s_mean, c.tokens_mean, c.cost_mean))
     return out
 

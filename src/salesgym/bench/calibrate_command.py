@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from salesgym.bench import calibration as cal
+from salesgym.bench import llm_options as lo
 from salesgym.bench import splits as sp
 from salesgym.bench.commands import (
     DEFAULT_DB,
@@ -62,10 +63,15 @@ def calibrate(
         str | None, typer.Option("--policy", "-p", help="registered policy, or llm (with --model)")
     ] = None,
     agent: Annotated[str | None, typer.Option("--agent", help="your own policy, module:Class or factory")] = None,
-    model: Annotated[str | None, typer.Option(help="--policy llm: the model name the endpoint serves")] = None,
-    base_url: Annotated[str | None, typer.Option(help="--policy llm: OpenAI-compatible endpoint")] = None,
-    api_key_env: Annotated[str | None, typer.Option(help="--policy llm: environment variable holding the key")] = None,
-    temperature: Annotated[float | None, typer.Option(help="--policy llm: sampling temperature")] = None,
+    model: lo.Model = None,
+    base_url: lo.BaseUrl = None,
+    api_key_env: lo.ApiKeyEnv = None,
+    temperature: lo.Temperature = None,
+    context_tokens: lo.ContextTokens = None,
+    tool_choice: lo.ToolChoice = None,
+    extra_body: lo.ExtraBody = None,
+    timeout: lo.Timeout = None,
+    llm_set: lo.LLMSet = None,
     trials: Annotated[int, typer.Option(min=1, max=100, help="attempts per task (distinct policy seeds)")] = 8,
     pass_threshold: Annotated[
         float | None,
@@ -91,9 +97,10 @@ def calibrate(
 
     if (policy is None) == (agent is None):
         _fail("give exactly one of --policy NAME (or --policy llm --model M) and --agent module:Class", 2)
-    llm_options: dict[str, object] = {"model": model, "base_url": base_url, "api_key_env": api_key_env,
-                                      "temperature": temperature}  # fmt: skip
     try:
+        llm_options = lo.collect(llm_set, model=model, base_url=base_url, api_key_env=api_key_env,
+                                 temperature=temperature, context_tokens=context_tokens, tool_choice=tool_choice,
+                                 extra_body=extra_body, timeout=timeout)  # fmt: skip
         names = split or default_splits(family)
         manifests = [_unlock(sp.load(n, splits_dir), key_file) for n in names]
         for m in manifests:

@@ -11,7 +11,7 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -26,6 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from salesgym.bench import analysis as an
+from salesgym.bench import llm_options as lo
 from salesgym.bench import remote
 from salesgym.bench import splits as sp
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
@@ -96,6 +97,14 @@ KeyFile = Annotated[
     Path | None,
     typer.Option(
         "--key-file", help=f"key of a private split (default: ${sp.KEY_ENV_VAR}); see `salesgym splits keygen`"
+    ),
+]
+TemplatesDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--templates-dir",
+        help=f"a workflows template pack's directory: the split cut over it (default: ${sp.PACK_ENV_VAR}); "
+        "see docs/workflows.md, 'Template packs'",
     ),
 ]
 
@@ -226,7 +235,8 @@ def _preflight(manifest: sp.Manifest) -> None:
     except ImportError as e:
         raise BenchError(f"the environment or the policies are not installed: {e}") from e
     where = manifest.path or manifest.name
-    problems = sp.check_catalogue(manifest, salesgym.env_class(manifest.env_id).scenario_catalogue())
+    catalogue = salesgym.env_class(manifest.env_id).scenario_catalogue()
+    problems = [] if manifest.pack is not None else sp.check_catalogue(manifest, catalogue)  # a pack: checked below
     if problems:
         raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
     problems = sp.environment_problems(manifest)
@@ -259,6 +269,8 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
     columns = ["norm", "primary", "95% CI", "closed", "Δ anchor"]
     columns += ["spread", f"pass^{a.trials}"] if a.trials > 1 else []
     columns += ["tokens/ep p/c/cached"] + (["$/ep"] if a.prices else []) if a.has_usage else []
+    stops = any(a.stops.values())
+    columns += ["ended by"] if stops else []
     for col in columns:
         t.add_column(col, justify="right", no_wrap=True)
     for label, r in an.ranked(a.rows, "ref"):
@@ -278,6 +290,8 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
         if a.has_usage:
             c = a.costs[r.policy]
             cells += [an.tokens_text(c.tokens_mean)] + ([an.dollars(c.cost_mean)] if a.prices else [])
+        if stops:
+            cells.append(an.stops_text(a.stops.get(r.policy, {})))
         t.add_row(*cells)
     return t
 
@@ -310,6 +324,13 @@ def _explain(a: an.Analysis, env_id: str = sp.ENV_ID) -> str:
             if a.has_usage
             else ""
         )
+        + (
+            " ended by = share of episodes that ended early and why: no call (replies without a tool call), invalid "
+            "calls (the environment's invalid-action ceiling), budget, context, step cap, error, endpoint (stopped by "
+            "the endpoint: invalid, not scored; a row of mostly invalid episodes is not ranked)."
+            if any(a.stops.values())
+            else ""
+        )
         + "[/]"
     )
 
@@ -324,7 +345,7 @@ def _exploit_lines(a: an.Analysis) -> list[str]:
 
 
 def resolve_policies(
-    names: list[str] | None, agents: list[str] | None, llm_options: dict[str, object], suite: object,
+    names: list[str] | None, agents: list[str] | None, llm_options: Mapping[str, object], suite: object,
     extra: list[PolicySpec] | None = None,
 ) -> tuple[list[PolicySpec], list[str]]:
     """The run's policies from ``--policy`` (registered names, or ``llm``), ``--agent`` and ``extra`` (a
@@ -336,8 +357,7 @@ def resolve_policies(
     wants_llm = LLM_NAME in names
     given = {k: v for k, v in llm_options.items() if v is not None}
     if given and not wants_llm:
-        flags = ", ".join("--" + k.replace("_", "-") for k in given)
-        raise BenchError(f"{flags} apply to --policy llm only")
+        raise BenchError(f"{', '.join(map(lo.flag_of, given))} apply to --policy llm only")
     builtins = [n for n in names if n != LLM_NAME]
     if not builtins and not agents and not wants_llm and not extra:
         builtins = list(suite.all)  # type: ignore[attr-defined]
@@ -405,6 +425,11 @@ def _dry_run(
         for rec in chosen.run(todo):  # type: ignore[attr-defined]
             played.append(rec)
             progress.advance(task)
+    failed = [r for r in played if r.status == "error" or an.invalid(r)]
+    if failed:  # a failed episode says nothing of what the real ones would cost
+        first = (failed[0].error or failed[0].end or "unknown").strip().splitlines()[0]
+        _fail(f"{len(failed)} of {len(played)} sampled episode(s) failed (first: {failed[0].policy}: {first}); "
+              "nothing is projected from them: fix that and run the dry run again")  # fmt: skip
     rows = an.projection(played, [s.name for s in specs], n_full, prices)
     t = Table(
         title=f"{manifest.name}: dry run, projected for {n_full} episode(s) per policy "
@@ -438,10 +463,6 @@ def _dry_run(
         highlight=False,
         soft_wrap=True,
     )
-    failed = [r for r in played if r.status == "error"]
-    if failed:
-        first = (failed[0].error or "unknown").strip().splitlines()[0]
-        _fail(f"{len(failed)} sampled episode(s) ended in an error (first: {failed[0].policy}: {first})")
 
 
 def bench(
@@ -471,17 +492,21 @@ def bench(
             "(the floors and the oracle are added to normalise it)",
         ),
     ] = None,
-    model: Annotated[str | None, typer.Option(help="--policy llm: the model name the endpoint serves")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="--policy llm: OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="--policy llm: environment variable holding the API key")
-    ] = None,
-    temperature: Annotated[float | None, typer.Option(help="--policy llm: sampling temperature")] = None,
-    top_p: Annotated[float | None, typer.Option(help="--policy llm: nucleus sampling")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="--policy llm: completion tokens per reply")] = None,
-    context: Annotated[str | None, typer.Option(help="--policy llm: context strategy (see docs/agents.md)")] = None,
+    model: lo.Model = None,
+    base_url: lo.BaseUrl = None,
+    api_key_env: lo.ApiKeyEnv = None,
+    temperature: lo.Temperature = None,
+    top_p: lo.TopP = None,
+    max_tokens: lo.MaxTokens = None,
+    context: lo.Context = None,
+    context_tokens: lo.ContextTokens = None,
+    tool_choice: lo.ToolChoice = None,
+    extra_body: lo.ExtraBody = None,
+    timeout: lo.Timeout = None,
+    token_budget: lo.TokenBudget = None,
+    wall_budget: lo.WallBudget = None,
+    send_seed: lo.SendSeed = None,
+    llm_set: lo.LLMSet = None,
     from_service: Annotated[
         str | None,
         typer.Option(help="score an agent's sessions of this split's tasks on a salesgym service at this URL "
@@ -522,6 +547,7 @@ def bench(
     dry_run_episodes: Annotated[int, typer.Option(min=1, help="--dry-run: territories sampled per policy")] = 2,
     splits_dir: SplitsDir = None,
     key_file: KeyFile = None,
+    templates_dir: TemplatesDir = None,
     verifier_key_file: Annotated[
         Path | None,
         typer.Option(
@@ -532,17 +558,15 @@ def bench(
     """Run policies on a frozen split and print the leaderboard with bootstrap CIs and the exploit check."""
     from salesgym.bench import runner
 
-    llm_options: dict[str, object] = {
-        "model": model,
-        "base_url": base_url,
-        "api_key_env": api_key_env,
-        "temperature": temperature,
-        "top_p": top_p,
-        "max_tokens": max_tokens,
-        "context": context,
-    }
     try:
+        llm_options = lo.collect(
+            llm_set, model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature, top_p=top_p,
+            max_tokens=max_tokens, context=context, context_tokens=context_tokens, tool_choice=tool_choice,
+            extra_body=extra_body, timeout=timeout, token_budget=token_budget, wall_budget=wall_budget,
+            send_seed=send_seed,
+        )  # fmt: skip
         manifest = _unlock(sp.load(split or _default_split(family), splits_dir), key_file)
+        manifest = sp.attach_pack(manifest, templates_dir)
         env_family = runner.family_of(manifest.env_id)
         if family is not None and family != env_family:
             raise BenchError(f"split {manifest.name!r} is a {env_family} split, not {family}")
@@ -558,6 +582,9 @@ def bench(
         notes: list[str] = []
         if from_service is not None and from_record:
             raise BenchError("give --from-service or --from-record, not both")
+        if manifest.pack is not None and (from_service is not None or from_record):
+            raise BenchError("a split cut over a template pack is scored in process (--templates-dir): a service or "
+                             "MCP server builds its tasks from the package's templates")
         if from_service is not None:
             spec, notes = remote.collect(from_service, manifest, trials, name)
             collected.append(spec)
@@ -697,6 +724,13 @@ def bench(
         highlight=False,
         soft_wrap=True,
     )
+    stopped = [e for e in eps if an.invalid(e)]
+    if stopped:
+        _fail(
+            f"{len(stopped)} episode(s) were stopped by the endpoint and are not scored (first: {stopped[0].policy} on "
+            f"{stopped[0].territory_id}: {(stopped[0].end or '').removeprefix('stopped: ')}); fix the endpoint and "
+            "re-run with --retry-errors"
+        )
     failed = [e for e in eps if e.status == "error"]
     if failed:
         first = (failed[0].error or "").strip().splitlines()[0] if failed[0].error else "unknown"
@@ -805,16 +839,25 @@ def export(
         list[str] | None,
         typer.Option("--sft-format", help="--sft: jsonl, parquet, dataset (repeatable; default: all three)"),
     ] = None,
+    tool_calls: Annotated[
+        str, typer.Option("--tool-calls", help="--sft: structured, content (<tool_call> text) or auto (--tokenizer)")
+    ] = "auto",
+    tokenizer: Annotated[
+        str | None,
+        typer.Option("--tokenizer", help="--sft: the tokenizer (folder or .gguf) whose chat template --tool-calls auto "
+                     "reads"),
+    ] = None,
 ) -> None:
     """Export a run's episodes (with every metric) to JSON or CSV, its trajectories as JSONL chat transcripts,
     or its successful episodes as an SFT dataset (--sft). A private split's seeds are left out."""
     if sft:
         _export_sft(run_id, out_path, db, from_files or [], sft_format, fmt, trajectories,
                     min_score=min_score, top=top, metric=metric, policies=sft_policy or [],
-                    tool_arguments=tool_arguments.value)  # fmt: skip
+                    tool_arguments=tool_arguments.value, tool_calls=tool_calls, tokenizer=tokenizer)  # fmt: skip
         return
     sft_only = [name for name, v in (("--min-score", min_score), ("--top", top), ("--policy", sft_policy),
-                                     ("--from", from_files), ("--sft-format", sft_format)) if v]  # fmt: skip
+                                     ("--from", from_files), ("--sft-format", sft_format), ("--tokenizer", tokenizer),
+                                     ("--tool-calls", tool_calls != "auto")) if v]  # fmt: skip
     if sft_only or metric != "primary":
         _fail(f"{', '.join(sft_only) or '--metric'}: only with --sft", 2)
     if run_id is None:
@@ -861,6 +904,8 @@ def _export_sft(
     metric: str,
     policies: list[str],
     tool_arguments: str,
+    tool_calls: str = "auto",
+    tokenizer: str | None = None,
 ) -> None:
     """``export --sft``: every check before any work, then one directory written whole."""
     from salesgym.bench import sft as sf
@@ -873,6 +918,7 @@ def _export_sft(
         selection = sf.Selection(metric=metric, min_score=min_score, top=top, policies=tuple(policies))
         chosen = tuple(dict.fromkeys(formats or sf.FORMATS))
         sf.require_datasets(chosen)
+        calls = sf.calls_mode(tool_calls, sf.load_tokenizer(tokenizer) if tokenizer and tool_calls == "auto" else None)
     except sf.SFTError as e:
         _fail(str(e), 2)
     target = out_path or Path("runs") / f"{run_id or files[0].stem}.sft"
@@ -891,7 +937,9 @@ def _export_sft(
             rows = sf.rows_from_files(files)
             source = {"files": [str(f) for f in files]}
         kept = sf.select(rows, selection)
-        record = sf.write(kept, target, formats=chosen, source=source, selection=selection, candidates=len(rows))
+        kept = sf.with_content_calls(kept) if calls == "content" else kept
+        record = sf.write(kept, target, formats=chosen, source=source, selection=selection, candidates=len(rows),
+                          tool_calls=calls)  # fmt: skip
     except (StoreError, sf.SFTError) as e:
         _fail(str(e))
     except OSError as e:
@@ -1009,16 +1057,23 @@ def splits_generate(
     family: Annotated[
         str | None, typer.Option(help="another environment family's splits (e.g. desk), into splits/<family>/")
     ] = None,
+    templates_dir: Annotated[
+        Path | None,
+        typer.Option("--templates-dir", help="--family workflows --private: cut the split over this template pack"),
+    ] = None,
 ) -> None:
     """Generate the manifests from the scenario catalogue. Refuses to change a frozen split without --force.
 
-    With ``--private NAME --key-file F`` it writes one private manifest (held-out's templates, no seeds in the
-    file: they are derived from the key) and leaves the public ones alone."""
+    With ``--private NAME --key-file F`` it writes one private manifest (the family's generalisation split's shape,
+    no seeds in the file: they are derived from the key) and leaves the public ones alone; with ``--family
+    workflows --templates-dir PACK`` too, the private split is cut over that template pack."""
     from salesgym.bench import splitgen
 
     if family is not None and family != "territory":
-        _generate_family(family, out_dir, force)
+        _generate_family(family, out_dir, force, private, key_file, templates_dir, held_out_family)
         return
+    if templates_dir is not None:
+        _fail("--templates-dir applies to --family workflows --private (a template pack); the territory has none")
     target = out_dir or sp.default_splits_dir()
     _check_out_dir(target, "the manifests")
     try:
@@ -1057,14 +1112,28 @@ def splits_generate(
         out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _generate_family(family: str, out_dir: Path | None, force: bool) -> None:
+def _generate_family(family: str, out_dir: Path | None, force: bool, private: str | None, key_file: Path | None,
+                     templates_dir: Path | None, held_out_family: str | None) -> None:  # fmt: skip
+    """Another family's manifests: its public splits, or (``--private``) one private split, maybe over a pack."""
     from salesgym.bench import splitgen
 
+    if held_out_family is not None:
+        _fail(f"--held-out-family applies to the territory's splits; {family}'s splits are cut by its own plan")
+    if private is None and key_file is not None:
+        _fail("--key-file applies to --private only (public splits are not keyed)")
+    if private is None and templates_dir is not None:
+        _fail("--templates-dir applies to --private (a private split cut over a template pack)")
     target = out_dir or sp.default_splits_dir() / family
     _check_out_dir(target, "the manifests")
     try:
-        manifests = splitgen.generate_family(family)
-    except ValueError as e:
+        if private is not None:
+            key = sp.resolve_key(key_file)
+            if key is None:
+                raise ValueError(f"--private needs the split's key: pass --key-file FILE or set ${sp.KEY_ENV_VAR}")
+            manifests = {private: splitgen.generate_family_private(family, private, key, templates_dir)}
+        else:
+            manifests = splitgen.generate_family(family)
+    except (ValueError, sp.SplitError) as e:
         _fail(str(e))
     changed = [n for n, m in manifests.items() if (p := target / f"{n}.json").is_file()
                and json.loads(p.read_text(encoding="utf-8")).get("sha256") != m["sha256"]]  # fmt: skip

@@ -220,11 +220,12 @@ def _llm_classes() -> tuple[Any, Any]:
     return LLMConfig, LLMPolicy
 
 
-def resolve_llm(options: dict[str, Any]) -> PolicySpec:
-    """``--policy llm``: build ``LLMConfig(**options)`` here, so a bad option fails before any episode."""
+def resolve_llm(options: dict[str, Any], probe: bool = True) -> PolicySpec:
+    """``--policy llm``: build ``LLMConfig(**options)`` here, so a bad option fails before any episode; with
+    ``probe``, ask the endpoint too (:func:`check_endpoint`)."""
     config_cls, _ = _llm_classes()
     try:
-        config = config_cls(**options)
+        config = config_cls.from_dict(options)  # an unknown field names the valid ones
     except (TypeError, ValueError) as err:
         raise PolicySpecError(f"--policy llm: {err}") from err
     key_env = getattr(config, "api_key_env", None)
@@ -233,11 +234,25 @@ def resolve_llm(options: dict[str, Any]) -> PolicySpec:
             f"--policy llm: set the environment variable {key_env} to the endpoint's API key (any value for a "
             "local server that ignores it), or name another with --api-key-env"
         )
-    key_env = getattr(config, "api_key_env", None)
-    if key_env and not os.environ.get(key_env):  # every episode would stop at its first request: say it now
-        raise PolicySpecError(
-            f"--policy llm: set the environment variable {key_env} to the endpoint's API key (any value for a "
-            "local server that ignores it), or name another with --api-key-env"
-        )
+    config = config.replace(**check_endpoint(config)) if probe else config
     data = config.to_dict() if hasattr(config, "to_dict") else dict(options)
     return PolicySpec(LLM, LLM_NAME, config=json.dumps(data, sort_keys=True, default=str))
+
+
+def check_endpoint(config: Any) -> dict[str, Any]:
+    """``/v1/models`` of ``config``'s endpoint, asked once: one error line when it does not answer or refuses
+    the key (rather than a run of stopped episodes); the fields to add to the configuration: the context
+    length it publishes, when the configuration gives none (so the run records the value its episodes use)."""
+    from salesgym.agents.llm.client import ChatClient
+
+    info = ChatClient(config).probe()
+    where = config.base_url or "the OpenAI API"
+    if info.unreachable is not None:
+        raise PolicySpecError(
+            f"--policy llm: the endpoint at {where} does not answer ({info.unreachable}); start it or check --base-url"
+        )
+    if info.refused is not None:
+        raise PolicySpecError(f"--policy llm: the endpoint at {where} refused the API key ({info.refused})")
+    if config.context_tokens is None and info.context_tokens is not None:
+        return {"context_tokens": info.context_tokens}
+    return {}

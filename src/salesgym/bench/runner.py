@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from salesgym.agents.base import PolicySuite
 from salesgym.bench.policyspec import BUILTIN, PolicySpec
-from salesgym.bench.splits import ENV_ID, SEED_LIMIT, Manifest, Slot, Territory, locked_message
+from salesgym.bench.splits import ENV_ID, SEED_LIMIT, Manifest, Slot, Territory, locked_message, pack_message
 from salesgym.bench.store import PRIVATE_KEY, EpisodeRecord, RunRecord, Store, encode_trajectory
 
 DEFAULT_MAX_STEPS = 20_000
@@ -118,6 +118,7 @@ class EpisodeSpec:
     build: PolicySpec | None = None
     private: bool = False
     env_id: str = ENV_ID
+    pack: str | None = None  # the template pack's directory of a split cut over one
 
     @property
     def policy_spec(self) -> PolicySpec:
@@ -160,13 +161,16 @@ def territory_kwargs(territory: Territory | Slot, env_id: str = ENV_ID) -> dict[
     return dict(zip(("family", "template", "n_opportunities", "horizon_days"), fields, strict=True))
 
 
-def make_env(territory: Territory, ablation: str | None, env_id: str = ENV_ID) -> Any:
-    """The environment of one split territory (``territory_kwargs``), with the ablation if any."""
+def make_env(territory: Territory, ablation: str | None, env_id: str = ENV_ID, pack: str | None = None) -> Any:
+    """The environment of one split territory (``territory_kwargs``), with the ablation if any, from the template
+    pack at ``pack`` if its split was cut over one."""
     import salesgym
 
     kwargs = territory_kwargs(territory, env_id)
     if ablation is not None:
         kwargs["ablation"] = ablation
+    if pack is not None:
+        kwargs["pack"] = pack
     return salesgym.make(env_id, **kwargs)
 
 
@@ -174,6 +178,16 @@ def _status(end: str | None) -> str:
     if end is not None and end.startswith("stopped"):
         return "stopped"
     return "step_cap" if end == "step_cap" else "ok"
+
+
+def _ended_by(env: Any) -> str | None:
+    """Why the environment cut the episode short (its last ``episode_ended`` event's reason, e.g. the
+    invalid-action ceiling), for the leaderboard's "ended by" column."""
+    for event in reversed(env.event_log()):
+        if event.get("kind") == "episode_ended":
+            why = (event.get("payload") or {}).get("why")
+            return str(why) if why is not None else None
+    return None
 
 
 def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
@@ -187,7 +201,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
     steps = 0
     tool_calls = 0
     try:
-        env = make_env(t, spec.ablation, spec.env_id)
+        env = make_env(t, spec.ablation, spec.env_id, spec.pack)
         env.reset(seed=t.seed)  # the oracle's hidden truth is read before its episode starts (operator side)
         build = spec.policy_spec
         family = family_of(spec.env_id)
@@ -210,6 +224,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
                 **env.score(),
                 "return": round(episode_return, 6),
                 "reward_by_tool": {k: round(v, 6) for k, v in sorted(reward_by_tool.items())},
+                **({"ended_by": _ended_by(env)} if episode.end == "truncated" else {}),
             }
         )
         trajectory = _jsonable(recorder.trajectory)
@@ -537,6 +552,8 @@ def plan(
         raise BenchError(f"--trials must be >= 1, got {trials}")
     if manifest.locked:
         raise BenchError(f"{manifest.path or manifest.name}: {locked_message(manifest.name)}")
+    if manifest.pack is not None and manifest.pack_dir is None:
+        raise BenchError(f"{manifest.path or manifest.name}: {pack_message(manifest)}")
     territories = manifest.limited(episodes)
     specs = _specs(policies)
     config = RunConfig(
@@ -554,7 +571,7 @@ def plan(
     )
     episodes_ = [
         EpisodeSpec(s.name, t, ablation, max_steps, k, None if s.kind == BUILTIN else s, manifest.private,
-                    manifest.env_id)
+                    manifest.env_id, manifest.pack_dir)
         for s in specs
         for t in territories
         for k in range(trials)

@@ -20,6 +20,13 @@ OpenAI function schemas the agent had, and where the episode came from with its 
     hold the exact JSON text; ``datasets`` 5 decodes it through pandas' ujson, whose float parsing can be
     off in the last digit (``0.3`` reads as ``0.30000000000000004``): ``sft.jsonl`` reads back exactly.
 
+Tool calls (``tool_calls``): ``structured`` keeps them as OpenAI ``tool_calls`` (templates that render tools
+and calls: Qwen2.5, Llama 3.1, ...); ``content`` writes them into the assistant's content as Hermes
+``<tool_call>`` blocks, the tool results as ``<tool_response>`` user messages and the tool list into the system
+message (:func:`salesgym.adapters.tool_prompt.content_calls`), for templates that render only role and content
+(SmolLM2's: a call turn's ``content: null`` would fail there). ``auto`` reads the chat template of the tokenizer
+the data is for (:func:`calls_mode`) and picks ``content`` when it ignores tools.
+
 ``selection.json`` says what was selected, from where and how. The directory appears only once complete.
 """
 
@@ -39,6 +46,7 @@ from salesgym.bench.transcripts import SCORE_KEYS, iter_transcripts
 
 FORMAT = "salesgym-sft/1"
 FORMATS = ("jsonl", "parquet", "dataset")
+CALL_MODES = ("auto", "structured", "content")
 METRICS = tuple(k for k in SCORE_KEYS if k not in ("invalid_actions", "truncated"))
 
 
@@ -153,6 +161,47 @@ def rows_from_files(paths: Iterable[Path]) -> list[dict[str, Any]]:
     return rows
 
 
+# -- tool calls for the chat template ------------------------------------------------------------------------
+def load_tokenizer(path: str) -> Any:
+    """A tokenizer from a local folder, or from a GGUF file (``model.gguf``), with ``transformers``."""
+    try:
+        from transformers import AutoTokenizer
+    except ImportError:
+        raise SFTError("--tokenizer needs the transformers library (pip install 'salesgym[trl]')") from None
+    where = Path(path)
+    try:
+        if where.suffix == ".gguf":
+            return AutoTokenizer.from_pretrained(str(where.parent), gguf_file=where.name)
+        return AutoTokenizer.from_pretrained(path)
+    except Exception as e:  # transformers raises OSError, ValueError, ... for a folder that is not a tokenizer
+        raise SFTError(f"--tokenizer {path}: cannot load a tokenizer: {str(e).splitlines()[0][:200]}") from None
+
+
+def calls_mode(choice: str, tokenizer: Any = None) -> str:
+    """``structured`` or ``content`` for ``choice`` (``auto``: ``content`` when ``tokenizer``'s chat template
+    ignores tools, ``structured`` when it renders them or no tokenizer is given)."""
+    if choice not in CALL_MODES:
+        raise SFTError(f"--tool-calls must be one of {', '.join(CALL_MODES)}, got {choice!r}")
+    if choice != "auto":
+        return choice
+    if tokenizer is None:
+        return "structured"
+    from salesgym.adapters.tool_prompt import renders_tools
+
+    def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
+        return str(tokenizer.apply_chat_template(messages, tools=tools, tokenize=False))
+
+    return "structured" if renders_tools(render) else "content"
+
+
+def with_content_calls(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with their calls, tool results and tool list written as text (the ``content`` mode)."""
+    from salesgym.adapters.tool_prompt import content_calls
+
+    return [{**r, "messages": content_calls(r["messages"], r["tools"]),
+             "metadata": {**r["metadata"], "tool_calls": "content"}} for r in rows]  # fmt: skip
+
+
 # -- writing ---------------------------------------------------------------------------------------------
 def require_datasets(formats: Sequence[str]) -> None:
     """Fail before any work when a format needs the ``datasets`` library and it is missing."""
@@ -198,6 +247,7 @@ def write(
     source: Mapping[str, Any],
     selection: Selection,
     candidates: int,
+    tool_calls: str = "structured",
 ) -> dict[str, Any]:
     """Write ``rows`` into ``out_dir`` (which must not exist or be empty) in ``formats``; returns the
     selection record (also written as ``selection.json``). The directory appears only once complete."""
@@ -212,6 +262,7 @@ def write(
         "format": FORMAT,
         "source": dict(source),
         "selection": asdict(selection),
+        "tool_calls": tool_calls,
         "candidates": candidates,
         "episodes": len(rows),
         "by_policy": _count(r["metadata"].get("policy") for r in rows),

@@ -33,6 +33,7 @@ from salesgym.bench.splits import (
     PRIVATE_FORMAT_VERSION,
     SPLIT_NAMES,
     KeyedSeeding,
+    PackRef,
     SplitKey,
     Territory,
     seal,
@@ -384,6 +385,42 @@ def generate_family(family: str) -> dict[str, dict[str, Any]]:
         name: seal({"format_version": FORMAT_VERSION, "name": name, "env_id": env_id, **body})
         for name, body in planned.items()
     }
+
+
+def generate_family_private(
+    family: str, name: str, key: SplitKey, pack_dir: Path | str | None = None
+) -> dict[str, Any]:
+    """A sealed private manifest ``name`` of another family: the territories its environment class's
+    ``private_plan(name, pack)`` states, without seeds (they come from ``key``), and, cut over a template pack
+    (``pack_dir``), the pack's name and fingerprint, never its content."""
+    import salesgym
+
+    env_id = family_env_id(family)
+    cls = salesgym.env_class(env_id)
+    public = set(cls.split_plan())
+    if not NAME_PATTERN.fullmatch(name) or name in public or name in SPLIT_NAMES:
+        raise ValueError(f"a private split needs its own name (letters, digits, '.', '_', '-'; not one of "
+                         f"{', '.join(sorted(public))}), got {name!r}")
+    planner = getattr(cls, "private_plan", None)
+    if planner is None:
+        raise ValueError(f"family {family!r} has no private splits")
+    pack = None
+    if pack_dir is not None:
+        load = getattr(cls, "load_pack", None)
+        if load is None:
+            raise ValueError(f"--templates-dir: {family} has no template packs")
+        pack = load(pack_dir)
+    body = planner(name, None if pack is None else str(pack.path))
+    return seal({
+        "format_version": PRIVATE_FORMAT_VERSION,
+        "name": name,
+        "env_id": env_id,
+        "description": body["description"],
+        "seeding": KeyedSeeding(key.key_id).to_dict(),
+        "territories": [{**t, "seed": None} for t in body["territories"]],
+        "contamination": body["contamination"],
+        **({} if pack is None else {"pack": PackRef(pack.name, pack.fingerprint).to_dict()}),
+    })
 
 
 def load_catalogue() -> Catalogue:

@@ -22,6 +22,12 @@ manifest carries ``"seeding": {"kind": "keyed", "scheme": "hmac-sha256-v1", "key
 (inside the hash). A territory's seed is HMAC-SHA256 of the manifest name and territory id under a key the
 operator holds (:func:`derive_seed`), so the file can be published and hashed while its worlds can be
 built only where the key is. ``key_id`` is a public fingerprint of that key; a wrong key is refused.
+
+A manifest may be cut over a *template pack*, scenario data the operator holds outside the package (the workflows
+family's: ``envs/workflows/packs.py``): ``"pack": {"name", "fingerprint"}`` (inside the hash) names it, and the
+benchmark runs it only with a directory whose pack has that fingerprint (:func:`attach_pack`, ``--templates-dir``
+or ``$SALESGYM_TEMPLATES_DIR``), so the manifest can be published while its templates and their reference
+solutions stay with the operator.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ SPLIT_NAMES = ("train", "eval", "held-out", "debug", "eval-lite", "held-out-lite
 LITE_OF = {"eval-lite": "eval", "held-out-lite": "held-out"}
 ENV_VAR = "SALESGYM_SPLITS_DIR"
 KEY_ENV_VAR = "SALESGYM_SPLIT_KEY_FILE"
+PACK_ENV_VAR = "SALESGYM_TEMPLATES_DIR"  # the template pack of a split cut over one
 SEED_LIMIT = 2**63  # exclusive: the run store keeps seeds in a signed 64-bit SQLite INTEGER
 KEYED_SCHEME = "hmac-sha256-v1"
 KEY_BYTES = 32
@@ -131,6 +138,17 @@ class KeyedSeeding:
 
 
 @dataclass(frozen=True, slots=True)
+class PackRef:
+    """A manifest's ``pack`` block: the template pack its territories come from, by name and fingerprint."""
+
+    name: str
+    fingerprint: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "fingerprint": self.fingerprint}
+
+
+@dataclass(frozen=True, slots=True)
 class SplitKey:
     """An operator's split key (never printed: ``repr`` shows only where it came from and its fingerprint)."""
 
@@ -154,6 +172,8 @@ class Manifest:
     seeding: KeyedSeeding | None = None  # None: a public manifest, seeds in the file
     private_slots: tuple[Slot, ...] = ()  # a private manifest's territories, without seeds
     env_id: str = ENV_ID  # the registered environment whose worlds the territories are
+    pack: PackRef | None = None  # the template pack the territories come from (None: the package's scenarios)
+    pack_dir: str | None = None  # where that pack is, once :func:`attach_pack` checked its fingerprint
 
     @property
     def private(self) -> bool:
@@ -371,6 +391,19 @@ def _parse_territory(path: Path, i: int, raw: Any, keyed: bool) -> tuple[Slot, i
     return slot, None if keyed else raw["seed"]
 
 
+def _parse_pack(path: Path, data: Mapping[str, Any]) -> PackRef | None:
+    raw = data.get("pack")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) != {"name", "fingerprint"}:
+        raise SplitError(path, "pack must be an object with exactly name and fingerprint")
+    if not isinstance(raw["name"], str) or not NAME_PATTERN.fullmatch(raw["name"]):
+        raise SplitError(path, f"pack.name must be 1-64 letters, digits, '.', '_' or '-', got {repr(raw['name'])[:80]}")
+    if not isinstance(raw["fingerprint"], str) or not re.fullmatch(r"[0-9a-f]{64}", raw["fingerprint"]):
+        raise SplitError(path, "pack.fingerprint must be 64 lowercase hex digits (a sha256)")
+    return PackRef(raw["name"], raw["fingerprint"])
+
+
 def _parse_seeding(path: Path, data: Mapping[str, Any]) -> KeyedSeeding | None:
     if data["format_version"] == FORMAT_VERSION:
         if "seeding" in data:
@@ -423,6 +456,7 @@ def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
             "(the split was edited after it was frozen; restore it or regenerate with `salesgym splits generate`)",
         )
     seeding = _parse_seeding(path, data)
+    pack = _parse_pack(path, data)
     parsed = [_parse_territory(path, i, t, seeding is not None) for i, t in enumerate(data["territories"])]
     if not parsed:
         raise SplitError(path, "territories is empty")
@@ -444,6 +478,7 @@ def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
         seeding=seeding,
         private_slots=tuple(slot for slot, _ in parsed) if seeding is not None else (),
         env_id=env_id,
+        pack=pack,
     )
 
 
@@ -499,6 +534,8 @@ def verify_all(splits_dir: Path | str | None = None) -> list[Check]:
             msg = f"ok  {len(m.layout)} territories  sha256 {m.sha256[:12]}"
             if m.seeding is not None:
                 msg += f"  private (key id {m.seeding.key_id})"
+            if m.pack is not None:
+                msg += f"  template pack {m.pack.name} ({m.pack.fingerprint[:12]}; its templates need the pack)"
             checks.append(Check(path, True, msg, m))
     if not checks:
         checks.append(Check(directory, False, "no manifest (*.json) found"))
@@ -565,20 +602,60 @@ def check_catalogue(manifest: Manifest, families: Mapping[str, Any]) -> list[str
 
 def environment_problems(manifest: Manifest) -> list[str]:
     """Territories the split's environment would refuse to build (unknown family or template, a size or
-    horizon it does not accept), as the registered environment class says."""
+    horizon it does not accept), as the registered environment class says. A split over a template pack is
+    checked against the pack once one is attached (without it there is nothing to check its templates against)."""
     import salesgym
 
     try:
         env_cls = salesgym.env_class(manifest.env_id)
     except ValueError as err:
         return [str(err)]
+    if manifest.pack is not None and manifest.pack_dir is None:
+        return []
+    extra = {} if manifest.pack_dir is None else {"pack": manifest.pack_dir}
     problems: list[str] = []
     for t in manifest.layout:
         try:
-            env_cls.check_scenario(t.family, t.template, t.n_opportunities, t.horizon_days)
+            env_cls.check_scenario(t.family, t.template, t.n_opportunities, t.horizon_days, **extra)
         except ValueError as err:
             problems.append(f"{t.id}: {err}")
     return problems
+
+
+def pack_message(manifest: Manifest) -> str:
+    assert manifest.pack is not None
+    return (f"split {manifest.name!r} is cut over the template pack {manifest.pack.name!r} (fingerprint "
+            f"{manifest.pack.fingerprint[:16]}): pass --templates-dir DIR, the pack's directory, or set "
+            f"${PACK_ENV_VAR}")
+
+
+def attach_pack(manifest: Manifest, directory: Path | str | None) -> Manifest:
+    """``manifest`` with its template pack found at ``directory`` (else ``$SALESGYM_TEMPLATES_DIR``), after
+    checking that the pack there has the fingerprint the manifest was sealed with; a manifest without a pack is
+    returned as it is when no directory is given, and refused when one is."""
+    if directory is None:
+        directory = os.environ.get(PACK_ENV_VAR) or None
+        if manifest.pack is None:
+            return manifest
+    if manifest.pack is None:
+        raise SplitError(directory or manifest.name, f"--templates-dir applies to splits cut over a template pack; "
+                         f"{manifest.name!r} uses no template pack")
+    if directory is None:
+        raise SplitError(manifest.path or manifest.name, pack_message(manifest))
+    import salesgym
+
+    load = getattr(salesgym.env_class(manifest.env_id), "load_pack", None)
+    if load is None:
+        raise SplitError(manifest.path or manifest.name, f"{manifest.env_id} has no template packs")
+    try:
+        pack = load(directory)
+    except ValueError as err:  # the family's pack error names the file and the problem
+        raise SplitError(getattr(err, "path", directory), getattr(err, "problem", str(err))) from None
+    if pack.fingerprint != manifest.pack.fingerprint:
+        raise SplitError(directory, f"this template pack's fingerprint is {pack.fingerprint[:16]} but split "
+                         f"{manifest.name!r} was cut over {manifest.pack.fingerprint[:16]} (the pack changed, or it is "
+                         "another one)")
+    return replace(manifest, pack_dir=str(pack.path))
 
 
 def write_manifest(data: Mapping[str, Any], path: Path | str) -> Path:

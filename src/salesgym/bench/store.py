@@ -457,8 +457,9 @@ class Store:
         """``(policy, territory_id, trial)`` keys already recorded for the run."""
         trial = "trial" if self.format >= 2 else "0"
         sql = f"SELECT policy, territory_id, {trial} FROM episodes WHERE run_id = ?"
-        if not include_errors:
-            sql += " AND status != 'error'"
+        if not include_errors:  # errors, and episodes the policy's endpoint stopped (analysis.invalid)
+            sql += " AND status != 'error'" + (" AND COALESCE(end_reason, '') NOT LIKE 'stopped: endpoint_error%'"
+                                                if self.format >= 2 else "")
         return {(p, t, int(k)) for p, t, k in self._rows(sql, (run_id,))}
 
     def pending(

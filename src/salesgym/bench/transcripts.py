@@ -24,7 +24,8 @@ Each turn's assistant message is the policy's own when its turn record has them 
 the chat messages its model produced, or was sent, while choosing the call, in OpenAI format: they are kept as
 they are, arguments re-encoded as above), else it is made from the action. An action that is not a call (a
 malformed one the environment refused) becomes assistant text, and the environment's answer a user message.
-A private split's seed is ``null``.
+The turn a policy stopped in (replies without a tool call, then its stop) made no step; its messages come
+last, from the policy's episode record. A private split's seed is ``null``.
 """
 
 from __future__ import annotations
@@ -132,6 +133,15 @@ def turn_messages(turn: Mapping[str, Any], index: int, mode: str = "object") -> 
     return [assistant, {"role": "tool", "tool_call_id": call_id, "name": name, "content": answer}]
 
 
+def stopped_turn_messages(totals: Any, mode: str = "object") -> list[dict[str, Any]]:
+    """The messages of the turn the policy stopped in (``episode_record()["stopped"]["turn"]``: replies
+    without a call and the requests for one, before the policy gave up); it made no step, so no turn holds
+    them."""
+    stopped = totals.get("stopped") if isinstance(totals, Mapping) else None
+    turn = stopped.get("turn") if isinstance(stopped, Mapping) else None
+    return _policy_messages(turn, mode) or []
+
+
 def transcript(
     trajectory: Mapping[str, Any], episode: EpisodeRecord, run_id: str, mode: str = "object"
 ) -> dict[str, Any]:
@@ -145,8 +155,9 @@ def transcript(
     turns = trajectory.get("turns") or []
     for i, turn in enumerate(turns):
         messages += turn_messages(turn, i, mode)
-    metrics = episode.metrics or {}
     totals = trajectory.get("totals")
+    messages += stopped_turn_messages(totals, mode)
+    metrics = episode.metrics or {}
     return {
         "messages": messages,
         "tools": list(trajectory.get("tools") or []),

@@ -683,6 +683,12 @@ def render(
     console.print(Text(f"\nTrace ({_range_note(selected, total, turns)}{note})", style="bold"))
     if selected:
         console.print(trace_table(selected if full else fold(selected), full, console.width))
+    stopped = _dict(_dict(trajectory.get("totals")).get("stopped"))
+    last = model_turn(stopped.get("turn"))
+    if last is not None:  # the turn the policy stopped in made no step: its replies are in the episode record
+        text = Text(f"stopped in turn {total + 1} ({clean_scalar(stopped.get('reason', '?'))}):\n", style="bold")
+        _model_text(text, last, full)
+        console.print(text)
     console.print(Text())
     console.print(_line([("end", clean_scalar(trajectory.get("end", "?"))), *_state(_last_data(trajectory))]))
     head, rest = score_figures(score)

@@ -1,8 +1,11 @@
 """The HTTP service: a FastAPI app over a :class:`SessionManager` (``create_app``).
 
 Handlers are ``async`` and do their (short, CPU-bound) work inline on the event loop: sessions are stepped one
-request at a time, so no two requests race on one environment and no lock is needed around the state. Every
-refusal is a :class:`~salesgym.serve.models.Problem` with a 4xx status; a 500 would mean a bug.
+request at a time, so no two requests race on one environment and no lock is needed around the state. What a
+caller's program could make long (the verifier API's jq) runs in the sandbox (``sandbox.py``), off the loop.
+Every body is read strictly before any handler sees it (``wire.py``: JSON, bounded, UTF-8, no lone surrogates,
+``NaN``, duplicate keys or thousand-digit integers). Every refusal is a :class:`~salesgym.serve.models.Problem`
+with a 4xx status (503 when the service cannot serve); a 500 would mean a bug.
 """
 
 from __future__ import annotations
@@ -41,15 +44,19 @@ from salesgym.serve.models import (
     ToolsView,
 )
 from salesgym.serve.runs import Runs
+from salesgym.serve.sandbox import SandboxLimits
+from salesgym.serve.secrets import Secrets
 from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
 from salesgym.serve.store import Store
 from salesgym.serve.verifier_api import router as verifier_router
+from salesgym.serve.wire import WireError, read_json
 
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 SplitName = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")]
 PROBLEMS: dict[int | str, dict[str, Any]] = {
-    code: {"model": Problem} for code in (400, 401, 403, 404, 409, 410, 413, 422, 429, 503)
+    code: {"model": Problem} for code in (400, 401, 403, 404, 408, 409, 410, 413, 415, 422, 429, 503)
 }
+JSON_BODY = "salesgym.json"  # where the body guard leaves a body it has read (the step's fast path takes it)
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
 
@@ -108,18 +115,15 @@ class StepFastPath:
             message = await receive()
             body += message.get("body", b"")
             more = message.get("more_body", False) and message["type"] == "http.request"
-        response = self.answer(match.group(1), headers.get(b"authorization"), body)
+        response = self.answer(match.group(1), headers.get(b"authorization"), body, scope.get(JSON_BODY))
         await response(scope, receive, send)
 
-    def answer(self, session_id: str, authorization: bytes | None, body: bytes) -> Response:
-        data: Any = None
-        if body:
-            try:  # Python's reader, as FastAPI's: orjson would turn integers beyond 64 bits into floats
-                data = json.loads(body)
-            except json.JSONDecodeError as err:
-                return _invalid_problem([{"type": "json_invalid", "loc": ("body", err.pos), "ctx": {"error": err.msg}}])
-            except ValueError:  # not UTF-8
-                return _problem(400, "malformed_body", "There was an error parsing the body")
+    def answer(self, session_id: str, authorization: bytes | None, body: bytes, data: Any = None) -> Response:
+        if body and data is None:  # not read by the body guard (an app without it): read it here, as strictly
+            try:
+                data = read_json(body)
+            except WireError as err:
+                return _problem(400, "malformed_json", str(err))
         who = self.tokens.check(authorization.decode("latin-1") if authorization is not None else None)
         if who is None:
             return _problem(401, "unauthorized", "send Authorization: Bearer <token>")
@@ -137,7 +141,8 @@ class StepFastPath:
 
 class BodyLimit:
     """Refuse request bodies over ``limit`` bytes with 413, by the declared length or by counting the stream
-    (a chunked body has no length to trust)."""
+    (a chunked body has no length to trust); then any body that is not declared ``application/json`` (415) or
+    that ``wire.read_json`` refuses (400), before any handler or the step's fast path sees it."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -165,6 +170,11 @@ class BodyLimit:
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
+        if body:
+            refused = _refuse_body(dict(scope.get("headers") or ()).get(b"content-type"), body, scope)
+            if refused is not None:
+                await refused(scope, receive, send)
+                return
         delivered = False
 
         async def replay() -> Any:
@@ -180,6 +190,20 @@ class BodyLimit:
                       send: Callable[[Any], Awaitable[None]]) -> None:
         response = _problem(413, "too_large", f"request bodies are limited to {self.limit} bytes")
         await response(scope, receive, send)
+
+
+def _refuse_body(content_type: bytes | None, body: bytes, scope: Scope) -> Response | None:
+    """The answer refusing ``body``, or None after leaving its value in ``scope`` for the step's fast path."""
+    kind, _, params = (content_type or b"").decode("latin-1").partition(";")
+    charset = params.strip().lower().removeprefix("charset=").strip('"') if params.strip() else "utf-8"
+    if kind.strip().lower() != "application/json" or charset not in ("utf-8", "utf8"):
+        return _problem(415, "unsupported_media_type", "bodies are JSON: send Content-Type: application/json "
+                        f"(UTF-8), not {(content_type or b'none').decode('latin-1')[:60]!r}")
+    try:
+        scope[JSON_BODY] = read_json(body)
+    except WireError as err:
+        return _problem(400, "malformed_json", f"the body is refused: {err}")
+    return None
 
 
 # async, though they never wait: FastAPI runs a plain ``def`` dependency in its thread pool, a thread hop per request
@@ -202,9 +226,14 @@ Operator = Annotated[Principal, Depends(operator)]
 
 
 def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None = None,
-               sweep_every_s: float = 30.0, fast_step: bool = True) -> FastAPI:
-    tokens = tokens or Tokens()
-    manager = SessionManager(store, limits)
+               sweep_every_s: float = 30.0, fast_step: bool = True, secrets: Secrets | None = None,
+               sandbox: SandboxLimits | None = None) -> FastAPI:
+    """The service over ``store``. Its secrets come as values (``secrets.take`` read them); ``tokens`` alone is
+    enough for a service with no proof key or split key of its own."""
+    secrets = secrets or Secrets(tokens or Tokens())
+    tokens = secrets.tokens
+    manager = SessionManager(store, limits, secrets.verifier_key)
+    runs = Runs(sandbox=sandbox, verifier_key=secrets.verifier_key)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -219,11 +248,13 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
             yield
         finally:
             task.cancel()
+            runs.close()
 
     app = FastAPI(title="salesgym", version=salesgym.__version__, lifespan=lifespan, responses=PROBLEMS,
                   description="Sessions of registered salesgym environments for remote agents (docs/serve.md).")
     app.state.manager = manager
     app.state.tokens = tokens
+    app.state.split_key = secrets.split_key
     if fast_step:  # inside the body guard, so the fast path only ever sees bounded bodies
         app.add_middleware(StepFastPath, manager=manager, tokens=tokens)
     app.add_middleware(BodyLimit, limit=manager.limits.max_request_bytes)
@@ -256,7 +287,7 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
     @app.post("/sessions", response_model=Created, status_code=201, tags=["agent"])
     async def create(body: CreateSession, who: Caller) -> dict[str, Any]:
         if body.task is not None:
-            task = tasks.resolve(body.task.split, body.task.id)
+            task = tasks.resolve(body.task.split, body.task.id, secrets.split_key)
             return created(manager.create(who, task.env_id, task.kwargs, task.seed, task.ref))
         assert body.env_id is not None and body.seed is not None  # the model checked it
         return created(manager.create(who, body.env_id, body.kwargs, body.seed))
@@ -267,7 +298,15 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
 
     @app.get("/benchmark/{split}/sessions", tags=["operator"])
     async def benchmark_sessions(split: SplitName, who: Operator) -> dict[str, Any]:
+        tasks.manifest(split)
         return {"split": split, "code": tasks.code(), "sessions": manager.task_sessions(split)}
+
+    @app.get("/benchmark/{split}/runs", tags=["operator"])
+    async def benchmark_runs(split: SplitName, who: Operator) -> dict[str, Any]:
+        """Every verifier run opened for a task of the split, oldest first, with its verdict once judged (a
+        practice run, opened with the caller's own seed, is never among them)."""
+        tasks.manifest(split)
+        return {"split": split, "code": tasks.code(), "runs": runs.of_split(split)}
 
     @app.get("/sessions", response_model=SessionList, tags=["agent"])
     async def list_sessions(who: Caller) -> dict[str, Any]:
@@ -321,8 +360,8 @@ def create_app(store: Store, tokens: Tokens | None = None, limits: Limits | None
         truth: dict[str, Any] = manager.get(who, session_id).env.hidden_truth()
         return truth
 
-    app.state.runs = Runs()
-    app.include_router(verifier_router(app.state.runs), responses=PROBLEMS)  # the verifier API (verifier_api.py)
+    app.state.runs = runs
+    app.include_router(verifier_router(runs), responses=PROBLEMS)  # the verifier API (verifier_api.py)
 
     @app.exception_handler(Exception)
     async def _bug(request: Request, err: Exception) -> JSONResponse:  # never expected: say so, no traceback

@@ -135,8 +135,17 @@ class Client:
 
     # -- the verifier API (docs/serve.md): runs judged from state the apps store --------------------
     def create_run(self, seed: int, env_id: str = "workflows-v0", **kwargs: Any) -> dict[str, Any]:
+        """A practice run: the caller picks the instance, so it is never scored."""
         return self._call("POST", "/runs", json={"env_id": env_id, "seed": seed,  # type: ignore[no-any-return]
                                                  "kwargs": kwargs})
+
+    def create_task_run(self, split: str, task_id: str) -> dict[str, Any]:
+        """A run of one benchmark task: the service picks the instance and keeps its seed."""
+        return self._call("POST", "/runs", json={"task": {"split": split, "id": task_id}})  # type: ignore[no-any-return]
+
+    def task_runs(self, split: str) -> dict[str, Any]:
+        """Every run opened for a task of ``split`` with its verdict once judged (operator)."""
+        return self._call("GET", f"/benchmark/{split}/runs")  # type: ignore[no-any-return]
 
     def run(self, run_id: str) -> dict[str, Any]:
         return self._call("GET", f"/runs/{run_id}")  # type: ignore[no-any-return]

@@ -41,10 +41,17 @@ def serve(
     idle_s: Annotated[float, typer.Option(min=1, help="seconds untouched before a session expires")] = 3_600.0,
     max_request_bytes: Annotated[int, typer.Option(min=1024, help="largest request body")] = 256 * 1024,
     access_log: Annotated[bool, typer.Option(help="log each request (method, path, status)")] = True,
+    jq_cpu_s: Annotated[float, typer.Option(min=0.05, max=600, help="CPU seconds a caller's jq program may use "
+                                            "(the verifier API's ad-hoc assertions)")] = 2.0,
+    jq_memory_mib: Annotated[int, typer.Option(min=64, help="memory of a jq sandbox worker, MiB")] = 512,
+    jq_workers: Annotated[int, typer.Option(min=1, max=64, help="jq programs that run at once")] = 2,
 ) -> None:
     """Serve sessions of every registered environment over HTTP (docs/serve.md)."""
     _need("serve", "fastapi", "uvicorn")
-    from salesgym.serve.auth import AuthConfigError, Tokens
+    from salesgym.bench.splits import SplitError
+    from salesgym.serve.auth import AuthConfigError
+    from salesgym.serve.sandbox import SandboxLimits
+    from salesgym.serve.secrets import take
     from salesgym.serve.server import ServeOptions, run
     from salesgym.serve.sessions import Limits
     from salesgym.serve.store import StoreError
@@ -52,11 +59,14 @@ def serve(
     if durability not in ("normal", "full"):
         _fail(f"--durability must be normal or full, got {durability!r}", 2)
     try:
-        tokens = Tokens.load(tokens_file)
-        limits = Limits(max_steps=max_steps, max_wall_s=max_wall_s, idle_s=idle_s,
-                        max_request_bytes=max_request_bytes)
-        options = ServeOptions(host, port, db, durability, limits, access_log)  # type: ignore[arg-type]
-        run(options, tokens)
+        sandbox = SandboxLimits(cpu_s=jq_cpu_s, memory_mib=jq_memory_mib, workers=jq_workers)
+        secrets = take(tokens_file)  # read once, then out of the environment
+    except (ValueError, SplitError) as err:  # a limit, a token or a key that cannot be used
+        _fail(str(err))
+    limits = Limits(max_steps=max_steps, max_wall_s=max_wall_s, idle_s=idle_s, max_request_bytes=max_request_bytes)
+    options = ServeOptions(host, port, db, durability, limits, access_log, sandbox=sandbox)  # type: ignore[arg-type]
+    try:
+        run(options, secrets)
     except (AuthConfigError, StoreError) as err:
         _fail(str(err))
     except OSError as err:
@@ -104,12 +114,20 @@ def mcp(
     _need("mcp", "mcp")
     if transport not in ("stdio", "http"):
         _fail(f"--transport must be stdio or http, got {transport!r}", 2)
+    from salesgym.bench.splits import SplitError
     from salesgym.serve.mcp_server import Episodes, EpisodeSpec
+    from salesgym.serve.secrets import take
 
+    try:
+        secrets = take(tokens_file)  # read once, then out of the environment
+    except (ValueError, SplitError) as err:
+        _fail(str(err))
     if task is not None:
-        spec = _task_spec(task, given=env_id is not None or seed is not None or kwargs is not None)
+        given = env_id is not None or seed is not None or kwargs is not None
+        spec = _task_spec(task, given, secrets.split_key, secrets.verifier_key)
     else:
-        spec = EpisodeSpec(env_id or "territory-debug-v0", seed or 0, _kwargs(kwargs or "{}"))
+        spec = EpisodeSpec(env_id or "territory-debug-v0", seed or 0, _kwargs(kwargs or "{}"),
+                           verifier_key=secrets.verifier_key)
         _check_env(spec.env_id, spec.seed, spec.kwargs)
     episodes = Episodes(spec, record)
     if transport == "stdio":
@@ -122,13 +140,10 @@ def mcp(
     _need("serve", "uvicorn")
     import uvicorn
 
-    from salesgym.serve.auth import AuthConfigError, Tokens, is_loopback
+    from salesgym.serve.auth import is_loopback
     from salesgym.serve.mcp_server import http_app
 
-    try:
-        tokens = Tokens.load(tokens_file)
-    except AuthConfigError as err:
-        _fail(str(err))
+    tokens = secrets.tokens
     if not is_loopback(host) and not tokens.agents:
         _fail(f"binding to {host} needs agent tokens ($SALESGYM_AGENT_TOKENS or --tokens-file); refusing to start")
 
@@ -144,8 +159,9 @@ def mcp(
         episodes.flush()
 
 
-def _task_spec(task: str, given: bool) -> Any:
-    """The episodes of one benchmark task (``SPLIT/ID``), resolved as the HTTP service resolves them."""
+def _task_spec(task: str, given: bool, key: Any, verifier_key: bytes | None) -> Any:
+    """The episodes of one benchmark task (``SPLIT/ID``), resolved as the HTTP service resolves them (a private
+    split's seed from ``key``)."""
     from salesgym.serve.mcp_server import EpisodeSpec
     from salesgym.serve.sessions import ServiceError
     from salesgym.serve.tasks import resolve
@@ -156,10 +172,10 @@ def _task_spec(task: str, given: bool) -> Any:
     if not (split and slash and task_id):
         _fail(f"--task is SPLIT/ID (e.g. eval/eval-003), got {task!r}", 2)
     try:
-        found = resolve(split, task_id)
+        found = resolve(split, task_id, key)
     except ServiceError as err:
         _fail(err.detail)
-    return EpisodeSpec(found.env_id, found.seed, found.kwargs, found.ref, found.split_sha256)
+    return EpisodeSpec(found.env_id, found.seed, found.kwargs, found.ref, found.split_sha256, verifier_key)
 
 
 def play(

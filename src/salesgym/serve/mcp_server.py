@@ -11,8 +11,10 @@ operator needs is written to ``--record`` (one JSON line per finished episode: t
 the verifier's score), outside the connection.
 
 Transports: stdio (the process is the connection) and streamable HTTP, where an episode belongs to an MCP
-session (``Mcp-Session-Id``). The 2026-07-28 protocol era has no sessions (every request stands alone), so
-the HTTP server declines ``server/discover`` and clients fall back to the handshake era, which has them.
+session (``Mcp-Session-Id``); on both, a message reaches the SDK only once ``mcp_wire.py`` has read it strictly,
+and one it refuses is answered with a JSON-RPC error. The 2026-07-28 protocol era has no sessions (every request
+stands alone), so the HTTP server declines ``server/discover`` and clients fall back to the handshake era, which
+has them.
 """
 
 from __future__ import annotations
@@ -52,9 +54,11 @@ class EpisodeSpec:
     kwargs: dict[str, Any] = field(default_factory=dict)
     task: str | None = None  # "split/task id" when the episodes are a benchmark task's (serve/tasks.py)
     split_sha256: str | None = None
+    verifier_key: bytes | None = field(default=None, repr=False)  # the server's proof key (secrets.take)
 
     def make(self) -> Any:
-        env = salesgym.make(self.env_id, **self.kwargs)
+        key = {} if self.verifier_key is None else {"verifier_key": self.verifier_key}
+        env = salesgym.make(self.env_id, **self.kwargs, **key)
         env.reset(seed=self.seed)
         return env
 
@@ -171,11 +175,11 @@ def _http_session(ctx: Any) -> str:
 
 
 async def serve_stdio(episodes: Episodes) -> None:
-    from mcp.server.stdio import stdio_server
+    from salesgym.serve import mcp_wire
 
     server = build_server(episodes, _single)
     try:
-        async with stdio_server() as (read, write):
+        async with mcp_wire.stdio() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
         episodes.flush()
@@ -189,7 +193,9 @@ def http_app(episodes: Episodes, host: str, agent_check: Callable[[str | None], 
         raise MCPError(types.METHOD_NOT_FOUND, "server/discover is not served: use the initialize handshake")
 
     server.add_request_handler("server/discover", types.RequestParams, no_discover)
-    app = server.streamable_http_app(host=host)
+    from salesgym.serve.mcp_wire import guard
+
+    app = guard(server.streamable_http_app(host=host))  # every message read strictly first (mcp_wire.py)
     if agent_check is None:
         return app
 

@@ -7,10 +7,16 @@ made, and, once judged, the verdict. What a table, an assertion and a verdict ar
 that offers the API names a module in its ``verifier_api`` (the workflows family: ``envs/workflows/remote.py``,
 whose verdict is the in-process verifier's), so nothing here knows a family.
 
+Runs that count and runs that do not: a run opened from a split's task id (``POST /runs {"task": {split, id}}``)
+gets its world and seed from the service (``tasks.py``, as a task session does) and never shows an agent the
+seed; a run opened with the caller's own seed is **practice**: a caller who picks the seed can rebuild the
+instance and its hidden values from the public code, so every answer about it says ``"practice": true`` and it
+never appears in ``GET /benchmark/{split}/runs``, the operator's collection of a split's runs.
+
 Who may do what: any caller creates runs and reads, stores and asserts over its own runs' state (ad-hoc
-assertions see the state only, not the instance's parameters); only the operator runs the task's own
-assertions and asks for the verdict, which is given once (the run is closed after it). Runs live in memory, at
-most ``MAX_RUNS`` at a time (the oldest judged, else the oldest, is dropped first).
+assertions see the state only, not the instance's parameters, and run in the sandbox: ``sandbox.py``); only the
+operator runs the task's own assertions and asks for the verdict, which is given once (the run is closed after
+it). Runs live in memory, at most ``MAX_RUNS`` at a time (the oldest judged, else the oldest, is dropped first).
 """
 
 from __future__ import annotations
@@ -24,8 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from salesgym.serve.auth import Principal
+from salesgym.serve.sandbox import Sandbox, SandboxError, SandboxLimits
 from salesgym.serve.sessions import ServiceError
 from salesgym.serve.sessions import _make as make_env  # the sessions' rules for env ids and kwargs
+from salesgym.serve.tasks import Task
 
 MAX_RUNS = 512
 MAX_CALLS = 2000  # calls recorded per run
@@ -46,9 +54,16 @@ class Run:
     calls: list[dict[str, Any]] = field(default_factory=list)
     verdict: dict[str, Any] | None = None
     created: float = field(default_factory=time.time)
+    benchmark: Task | None = None  # the split's task this run is (None: practice, the caller chose the seed)
+
+    def label(self) -> dict[str, Any]:
+        """What every answer about the run says: whether it is practice, and which benchmark task it is."""
+        return {"run_id": self.run_id, "practice": self.benchmark is None,
+                "benchmark_task": None if self.benchmark is None else self.benchmark.ref}
 
     def view(self, operator: bool) -> dict[str, Any]:
-        out = {"run_id": self.run_id, "env_id": self.env_id, "seed": self.seed, "task": self.family.public(self.world),
+        out = {**self.label(), "env_id": self.env_id, "task": self.family.public(self.world),
+               "seed": self.seed if self.benchmark is None or operator else None,  # a task's seed is the operator's
                "status": "judged" if self.verdict is not None else "open", "stored": sorted(self.stored),
                "calls": len(self.calls)}  # fmt: skip
         if operator and self.verdict is not None:
@@ -63,22 +78,32 @@ def _refused(err: Exception, error: str) -> ServiceError:
 
 
 class Runs:
-    """Every run of the service, by id."""
+    """Every run of the service, by id; callers' programs run in one sandbox per family (``sandbox.py``)."""
 
-    def __init__(self, max_runs: int = MAX_RUNS) -> None:
+    def __init__(self, max_runs: int = MAX_RUNS, sandbox: SandboxLimits | None = None,
+                 verifier_key: bytes | None = None) -> None:
         self.runs: OrderedDict[str, Run] = OrderedDict()
         self.max_runs = max_runs
+        self.sandbox_limits = sandbox or SandboxLimits()
+        self.sandboxes: dict[str, Sandbox] = {}
+        self.verifier_key = verifier_key
+
+    def close(self) -> None:
+        for sandbox in self.sandboxes.values():
+            sandbox.close()
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
-    def create(self, caller: Principal, env_id: str, kwargs: Mapping[str, Any], seed: int) -> Run:
-        env = make_env(env_id, dict(kwargs), seed)
+    def create(self, caller: Principal, env_id: str, kwargs: Mapping[str, Any], seed: int,
+               task: Task | None = None) -> Run:
+        """A run of one instance; with ``task`` (the service resolved it from a split) it counts, else practice."""
+        env = make_env(env_id, dict(kwargs), seed, self.verifier_key)
         name = getattr(env.family, "verifier_api", None)
         if name is None:
             raise ServiceError(422, "no_verifier_api", f"{env_id}'s family offers no verifier API (the workflows "
                                "family does)")  # fmt: skip
         family = importlib.import_module(name)
         run = Run("r-" + secrets.token_hex(8), caller.name, env_id, seed, family, env._world,
-                  getattr(env.family, "judge", None), family.start(env._world))  # fmt: skip
+                  getattr(env.family, "judge", None), family.start(env._world), benchmark=task)  # fmt: skip
         while len(self.runs) >= self.max_runs:
             judged = next((k for k, r in self.runs.items() if r.verdict is not None), None)
             self.runs.pop(judged if judged is not None else next(iter(self.runs)))
@@ -92,9 +117,18 @@ class Runs:
             raise ServiceError(404, "not_found", f"no run {run_id!r}")
         return run
 
-    def delete(self, caller: Principal, run_id: str) -> None:
-        self.get(caller, run_id)
+    def delete(self, caller: Principal, run_id: str) -> Run:
+        run = self.get(caller, run_id)
         del self.runs[run_id]
+        return run
+
+    def of_split(self, split: str) -> list[dict[str, Any]]:
+        """Every run opened for a task of ``split``, oldest first, with its verdict once judged (practice runs never
+        are: they name no task)."""
+        return [{"run_id": r.run_id, "task": r.benchmark.id, "owner": r.owner, "created": r.created,
+                 "status": "judged" if r.verdict is not None else "open", "verdict": r.verdict}
+                for r in sorted(self.runs.values(), key=lambda r: r.created)
+                if r.benchmark is not None and r.benchmark.split == split]  # fmt: skip
 
     @staticmethod
     def _open(run: Run) -> None:
@@ -105,7 +139,7 @@ class Runs:
     def state(self, caller: Principal, run_id: str, app: str | None) -> dict[str, Any]:
         run = self.get(caller, run_id)
         try:
-            return dict(run.family.state(run.world, run.end, app))
+            return {**run.label(), "state": dict(run.family.state(run.world, run.end, app))}
         except LookupError as err:
             raise _refused(err, "app") from None
 
@@ -134,27 +168,40 @@ class Runs:
         return run
 
     # -- judging -----------------------------------------------------------------------------------------------
-    def assertions(self, caller: Principal, run_id: str, specs: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
-        """Run ``specs`` (or, with None, the task's own assertions: operator only) over the stored state."""
+    async def assertions(self, caller: Principal, run_id: str,
+                         specs: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:  # fmt: skip
+        """Run ``specs`` in the sandbox (a caller's programs), or with None the task's own assertions (operator
+        only, the templates' programs: in process) over the stored state."""
         run = self.get(caller, run_id)
         if specs is None:
             if not caller.operator:
                 raise ServiceError(403, "forbidden", "the task's own assertions hold expected values: this needs "
                                    "the operator token")  # fmt: skip
-            specs = run.family.task_assertions(run.world)
-        if len(specs) > MAX_ASSERTIONS:
-            raise ServiceError(413, "too_many_assertions", f"at most {MAX_ASSERTIONS} assertions a request")
-        try:
-            results = run.family.assertions(run.world, run.end, specs, caller.operator)
-        except ValueError as err:
-            raise _refused(err, "assertion") from None
-        return {"run_id": run.run_id, "passed": sum(r["passed"] for r in results), "total": len(results),
+            results = run.family.assertions(run.world, run.end, run.family.task_assertions(run.world))
+        else:
+            if len(specs) > MAX_ASSERTIONS:
+                raise ServiceError(413, "too_many_assertions", f"at most {MAX_ASSERTIONS} assertions a request")
+            try:
+                payload = run.family.caller_payload(run.world, run.end, specs, caller.operator)
+            except ValueError as err:
+                raise _refused(err, "assertion") from None
+            try:
+                results = await self._sandbox(run.family.SANDBOXED).run(payload)
+            except SandboxError as err:
+                raise ServiceError(err.status, err.error, err.detail) from None
+        return {**run.label(), "passed": sum(r["passed"] for r in results), "total": len(results),
                 "results": results}  # fmt: skip
+
+    def _sandbox(self, target: str) -> Sandbox:
+        if target not in self.sandboxes:
+            self.sandboxes[target] = Sandbox(target, self.sandbox_limits)
+        return self.sandboxes[target]
 
     def judge(self, caller: Principal, run_id: str) -> dict[str, Any]:
         run = self.get(caller, run_id)
         if not caller.operator:
             raise ServiceError(403, "forbidden", "the verdict holds expected values: this needs the operator token")
         self._open(run)
-        run.verdict = {**run.family.verdict(run.world, run.end, run.calls, run.judge), "stored": sorted(run.stored)}
-        return {"run_id": run.run_id, **run.verdict}
+        run.verdict = {**run.family.verdict(run.world, run.end, run.calls, run.judge), "stored": sorted(run.stored),
+                       **run.label()}  # fmt: skip
+        return {**run.label(), **run.verdict}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 import time
 from collections import OrderedDict
@@ -25,10 +26,12 @@ import salesgym
 from salesgym.serve.auth import Principal
 from salesgym.serve.store import SessionRecord, Store, StoreError, now
 
+log = logging.getLogger("salesgym.serve")
 RECENT_RESULTS = 32  # results kept per session to answer retries; an older retry gets 409 already_applied
 # the service's key comes from its own environment, never a caller; and no caller names a model endpoint and the
-# environment variable holding its key (``llm``: it could send the service's own secrets to any address)
-RESERVED_KWARGS = frozenset({"verifier_key", "llm"})
+# environment variable holding its key (``llm``: it could send the service's own secrets to any address), nor a
+# directory of the server's to load a template pack from (``pack``: a pack runs its own fixtures.py)
+RESERVED_KWARGS = frozenset({"verifier_key", "llm", "pack"})
 
 
 @dataclass(frozen=True)
@@ -97,14 +100,15 @@ class Live:
         return result
 
 
-def _make(env_id: str, kwargs: dict[str, Any], seed: int) -> Any:
+def _make(env_id: str, kwargs: dict[str, Any], seed: int, verifier_key: bytes | None = None) -> Any:
+    """A caller's environment, reset; ``verifier_key`` is the service's (never a caller's: reserved)."""
     if env_id not in salesgym.registry():
         raise ServiceError(400, "unknown_env", f"unknown environment {env_id!r}; GET /envs lists them")
     bad = sorted(k for k in kwargs if k in RESERVED_KWARGS or k.startswith("_"))
     if bad:
         raise ServiceError(400, "bad_kwargs", f"{', '.join(bad)} cannot be set by a caller")
     try:
-        env = salesgym.make(env_id, **kwargs)
+        env = salesgym.make(env_id, **kwargs, **({} if verifier_key is None else {"verifier_key": verifier_key}))
         env.reset(seed=seed)
     except Exception as err:  # the family validates its own arguments; any refusal is the caller's input
         reason = " ".join(str(err).split())[:300]
@@ -113,16 +117,17 @@ def _make(env_id: str, kwargs: dict[str, Any], seed: int) -> Any:
 
 
 class SessionManager:
-    def __init__(self, store: Store, limits: Limits | None = None) -> None:
+    def __init__(self, store: Store, limits: Limits | None = None, verifier_key: bytes | None = None) -> None:
         self.store = store
         self.limits = limits or Limits()
         self.live: dict[str, Live] = {}
+        self.verifier_key = verifier_key  # the service's proof key (None: the process's, else the development key)
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def create(self, caller: Principal, env_id: str, kwargs: dict[str, Any], seed: int,
                task: str | None = None) -> Live:
         self._room_for(caller)
-        env = _make(env_id, kwargs, seed)
+        env = _make(env_id, kwargs, seed, self.verifier_key)
         record = SessionRecord("s-" + secrets.token_hex(8), caller.name, env_id, kwargs, seed, now(), "open", None,
                                task)
         self._write(lambda: self.store.create(record))
@@ -250,7 +255,7 @@ class SessionManager:
         return expired
 
     def _rebuild(self, record: SessionRecord) -> Live:
-        live = Live(record, _make(record.env_id, record.kwargs, record.seed))
+        live = Live(record, _make(record.env_id, record.kwargs, record.seed, self.verifier_key))
         for expected, text in self.store.actions(record.id):
             live.apply(text, expected)
         return live
@@ -269,5 +274,7 @@ class SessionManager:
     def _write(self, do: Callable[[], None]) -> None:
         try:
             do()
-        except StoreError as err:
-            raise ServiceError(503, "store_unavailable", str(err)) from None
+        except StoreError as err:  # the file and SQLite's reason are the operator's, in the log
+            log.warning("%s", err)
+            raise ServiceError(503, "store_unavailable", "the session record cannot be written; nothing was "
+                               "applied") from None

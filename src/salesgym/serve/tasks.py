@@ -6,15 +6,25 @@ operator's key, which never leaves the service). The agent's view of such a sess
 seed. The operator then collects the sessions per task (``GET /benchmark/{split}/sessions``) and scores them in
 process with ``salesgym bench --from-service``: trial k of a task is the k-th session the agent opened for it,
 whatever happened to it, so starting over never discards a bad attempt.
+
+Answers name splits and tasks, never the service's files: a split that is not here is answered with the names of
+those that are; one whose manifest cannot be used, or a private one the service's key does not open, with what is
+wrong in words, the file and the reason going to the service's log for the operator.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from salesgym.serve.sessions import ServiceError
+
+if TYPE_CHECKING:
+    from salesgym.bench.splits import Manifest, SplitKey
+
+log = logging.getLogger("salesgym.serve")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,20 +42,32 @@ class Task:
         return f"{self.split}/{self.id}"
 
 
-def _manifest(split: str) -> Any:
+def manifest(split: str) -> Manifest:
+    """The frozen split ``split`` (404 if there is none of that name, 503 if its manifest cannot be used)."""
     from salesgym.bench import splits as sp
 
     try:
-        return sp.load(split)
+        directory = sp.resolve_splits_dir()
+        names = sp.available(directory)
+    except (sp.SplitError, OSError) as err:
+        log.warning("no benchmark split can be served: %s", err)
+        raise ServiceError(503, "split_unavailable", "the service has no splits to serve") from None
+    if split not in names:
+        raise ServiceError(404, "unknown_split", f"no benchmark split {split!r} here; the splits here: "
+                           f"{', '.join(names) or 'none'}")  # fmt: skip
+    try:
+        return sp.load(split, directory)
     except sp.SplitError as err:
-        raise ServiceError(404, "unknown_split", f"no benchmark split {split!r} here ({err})") from None
+        log.warning("split %r cannot be served: %s", split, err)
+        raise ServiceError(503, "split_unavailable", f"split {split!r} is here but its manifest does not verify; "
+                           "the operator's log says why") from None  # fmt: skip
 
 
 def listing(split: str) -> dict[str, Any]:
     """What an agent may know of a split: its environment, description and task ids (never a seed)."""
-    manifest = _manifest(split)
-    return {"split": manifest.name, "env_id": manifest.env_id, "description": manifest.description,
-            "private": manifest.private, "sha256": manifest.sha256, "tasks": [slot.id for slot in manifest.layout]}
+    found = manifest(split)
+    return {"split": found.name, "env_id": found.env_id, "description": found.description,
+            "private": found.private, "sha256": found.sha256, "tasks": [slot.id for slot in found.layout]}
 
 
 @functools.cache
@@ -56,22 +78,23 @@ def code() -> str:
     return code_fingerprint()
 
 
-def resolve(split: str, task_id: str) -> Task:
-    """The world of one split entry, with its seed (a private split's from the operator's key)."""
+def resolve(split: str, task_id: str, key: SplitKey | None = None) -> Task:
+    """The world of one split entry, with its seed (a private split's from ``key``, the operator's)."""
     from salesgym.bench import splits as sp
     from salesgym.bench.runner import territory_kwargs
 
-    manifest = _manifest(split)
-    if manifest.private:
+    found = manifest(split)
+    if found.private:
+        if key is None:
+            raise ServiceError(409, "split_locked", f"private split {split!r} cannot be opened here: the service "
+                               f"holds no split key (set ${sp.KEY_ENV_VAR} where it starts)")  # fmt: skip
         try:
-            key = sp.resolve_key()
-            if key is None:
-                raise sp.SplitError(split, f"set ${sp.KEY_ENV_VAR} where the service runs")
-            manifest = manifest.unlock(key)
+            found = found.unlock(key)
         except sp.SplitError as err:
-            raise ServiceError(409, "split_locked", f"private split {split!r} cannot be opened here: {err}") from None
-    entry = next((t for t in manifest.territories if t.id == task_id), None)
+            log.warning("private split %r cannot be opened: %s", split, err)
+            raise ServiceError(409, "split_locked", f"private split {split!r} cannot be opened here: the service's "
+                               "split key is not the one it was sealed with") from None  # fmt: skip
+    entry = next((t for t in found.territories if t.id == task_id), None)
     if entry is None:
         raise ServiceError(404, "unknown_task", f"split {split!r} has no task {task_id!r}; GET /benchmark/{split}")
-    return Task(manifest.name, entry.id, manifest.env_id, territory_kwargs(entry, manifest.env_id), entry.seed,
-                manifest.sha256)
+    return Task(found.name, entry.id, found.env_id, territory_kwargs(entry, found.env_id), entry.seed, found.sha256)

@@ -1,6 +1,6 @@
 """The HTTP verifier API, shared by every app replica, mounted in ``salesgym serve`` (``docs/serve.md``):
 
-    POST   /runs                      initialise a run for a task instance            -> run_id
+    POST   /runs                      a run of a benchmark task, or a practice run    -> run_id
     GET    /runs/{id}                 the run (operator: with its verdict once judged)
     GET    /runs/{id}/state[?app=]    the stored state, per app ({app: {object: {id: record}}})
     PUT    /runs/{id}/state           store one app's tables (a cross-app task: each app under the same run)
@@ -10,7 +10,8 @@
     DELETE /runs/{id}
 
 Every refusal is a ``Problem`` with a 4xx status (an unknown run, app, table, tool or operator; jq that does not
-compile; a second verdict) and changes nothing. The logic is in ``runs.py``.
+compile, reaches beyond the document or exceeds its limits; a second verdict) and changes nothing. The logic is
+in ``runs.py``; the operator's ``GET /benchmark/{split}/runs`` is in ``app.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
+from salesgym.serve import tasks
 from salesgym.serve.auth import Principal
 from salesgym.serve.runs import Runs
 from salesgym.serve.sessions import ServiceError
@@ -41,8 +43,12 @@ def router(runs: Runs) -> APIRouter:
     api = APIRouter(prefix="/runs", tags=["verifier"])
 
     @api.post("", status_code=201)
-    async def create(body: CreateRun, who: Caller) -> dict[str, Any]:
-        return runs.create(who, body.env_id, body.kwargs, body.seed).view(who.operator)
+    async def create(request: Request, body: CreateRun, who: Caller) -> dict[str, Any]:
+        if body.task is not None:
+            task = tasks.resolve(body.task.split, body.task.id, request.app.state.split_key)
+            return runs.create(who, task.env_id, task.kwargs, task.seed, task).view(who.operator)
+        assert body.seed is not None  # the model checked it
+        return runs.create(who, body.env_id or "workflows-v0", body.kwargs, body.seed).view(who.operator)
 
     @api.get("/{run_id}")
     async def view(run_id: RunId, who: Caller) -> dict[str, Any]:
@@ -51,7 +57,7 @@ def router(runs: Runs) -> APIRouter:
     @api.get("/{run_id}/state")
     async def state(run_id: RunId, who: Caller,
                     app: Annotated[str | None, Query(max_length=40)] = None) -> dict[str, Any]:  # fmt: skip
-        return {"run_id": run_id, "state": runs.state(who, run_id, app)}
+        return runs.state(who, run_id, app)
 
     @api.put("/{run_id}/state")
     async def store(run_id: RunId, body: StoreState, who: Caller) -> dict[str, Any]:
@@ -66,7 +72,7 @@ def router(runs: Runs) -> APIRouter:
         if body.task == (body.assertions is not None):
             raise ServiceError(422, "invalid_request", "give either assertions or task: true")
         specs = None if body.task else [a.model_dump() for a in body.assertions or []]
-        return runs.assertions(who, run_id, specs)
+        return await runs.assertions(who, run_id, specs)
 
     @api.post("/{run_id}/verdict")
     async def verdict(run_id: RunId, who: Caller) -> dict[str, Any]:
@@ -74,7 +80,6 @@ def router(runs: Runs) -> APIRouter:
 
     @api.delete("/{run_id}")
     async def delete(run_id: RunId, who: Caller) -> dict[str, Any]:
-        runs.delete(who, run_id)
-        return {"run_id": run_id, "status": "deleted"}
+        return {**runs.delete(who, run_id).label(), "status": "deleted"}
 
     return api

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from salesgym.serve.models import TaskRef
 
 JSONObject = dict[str, Any]
 
@@ -14,10 +16,23 @@ class _Model(BaseModel):
 
 
 class CreateRun(_Model):
-    env_id: str = Field("workflows-v0", description="a registered workflows environment id", max_length=200)
+    """A benchmark ``task`` (the service resolves its world and seed; the run counts), or an instance by
+    ``env_id``, ``kwargs`` and ``seed`` (a practice run: never scored)."""
+
+    env_id: str | None = Field(None, description="a registered workflows environment id (default workflows-v0)",
+                               max_length=200)
     kwargs: JSONObject = Field(default_factory=dict, description='keyword arguments for make(), e.g. {"template": '
                                '"crm-closed-won"}')
-    seed: int = Field(description="the instance seed", ge=0, lt=2**63)
+    seed: int | None = Field(None, description="the instance seed: a practice run", ge=0, lt=2**63)
+    task: TaskRef | None = Field(None, description="a benchmark task: the service picks its world and seed")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> CreateRun:
+        if self.task is not None and (self.env_id is not None or self.seed is not None or self.kwargs):
+            raise ValueError("give a task alone, or a seed (with env_id and kwargs) for a practice run")
+        if self.task is None and self.seed is None:
+            raise ValueError("give a task, or a seed for a practice run")
+        return self
 
 
 class StoreState(_Model):

@@ -16,9 +16,10 @@ Each check asserts one promise: the API shape, same-seed equality (in process an
 equals live, clone independence, strict OpenAI and MCP schemas that accepted calls conform to, bad input as
 data, confidentiality of observations, tool outputs, rewards and ``info``, no side channel (a twin world with
 other hidden truth looks the same until a public event), consistent results at the end and at the ceiling,
-and the Gymnasium adapter. A family plugs its own knowledge in through a ``conformance`` module named on its
-rules object (``random_call``, ``hidden_variant``, ``LeakScanner``); without one, the generic driver and the
-generic checks still run.
+the Gymnasium adapter, and no blind replay (the calls that solved one instance solve at most one of twenty
+others). A family plugs its own knowledge in through a ``conformance`` module named on its
+rules object (``random_call``, ``hidden_variant``, ``LeakScanner``, ``reference_calls`` and ``solved``); without
+one, the generic driver and the generic checks still run.
 """
 
 from __future__ import annotations

@@ -446,6 +446,38 @@ def check_no_side_channel(case: Case, seed: int = 5, twins: int = 3) -> None:
     assert compared > 20, "the twins diverged too early for the check to mean anything"
 
 
+BLIND_SEEDS = tuple(range(7001, 7021))  # the twenty other instances a fixed call list is replayed on
+
+
+def blind_replay(case: Case, seed: int = 1, others: tuple[int, ...] = BLIND_SEEDS) -> list[int]:
+    """The seeds among ``others`` whose instance the calls that solved seed ``seed``'s instance (the family's
+    ``reference_calls``) also solve, replayed blind; empty without the family's hooks."""
+    env = case.make()
+    env.reset(seed=seed)
+    hooks = case.hooks(env)
+    if hooks is None or not hasattr(hooks, "reference_calls"):
+        return []
+    calls = hooks.reference_calls(env)
+    assert hooks.solved(env), f"{case}: the reference calls must solve their own instance (seed {seed})"
+    solved = []
+    for other in others:
+        replay = case.make()
+        replay.reset(seed=other)
+        play(replay, list(calls))
+        if hooks.solved(replay):
+            solved.append(other)
+    return solved
+
+
+def check_blind_replay(case: Case, seed: int = 1, most: int = 1) -> None:
+    """A fixed call list solves no task: seed ``seed``'s reference calls, replayed blind on twenty other seeds,
+    solve at most ``most`` of them, so every id, position and ordering an agent could hard-code varies with the
+    instance. Families without ``reference_calls`` and ``solved`` hooks (no pass/fail tasks) are not checked."""
+    solved = blind_replay(case, seed)
+    assert len(solved) <= most, (f"{case}: seed {seed}'s reference calls, replayed blind, solved {len(solved)} of "
+                                 f"{len(BLIND_SEEDS)} other instances (seeds {solved})")  # fmt: skip
+
+
 def check_gymnasium(case: Case) -> None:
     """The Gymnasium adapter passes Gymnasium's own environment checker for this case."""
     from gymnasium.utils.env_checker import check_env
@@ -467,4 +499,5 @@ CHECKS: dict[str, Callable[[Case], None]] = {
     "confidentiality": check_confidentiality,
     "no_side_channel": check_no_side_channel,
     "gymnasium": check_gymnasium,
+    "blind_replay": check_blind_replay,
 }

@@ -1,6 +1,7 @@
 """A real OpenAI-compatible HTTP server whose "model" is scripted, for tests, benchmarks and docs.
 
-It serves ``POST /v1/chat/completions`` (and ``GET /v1/models``) on 127.0.0.1 at a free port, from a
+It serves ``POST /v1/chat/completions`` (and ``GET /v1/models``, with the model's ``max_model_len`` as vLLM
+publishes it when ``context_length`` is given) on 127.0.0.1 at a free port, from a
 background thread (FastAPI + uvicorn), so the whole path of a language-model policy (HTTP, the ``openai``
 SDK, tool-call parsing, errors, retries, context, token accounting) runs without a network or a model::
 
@@ -68,7 +69,8 @@ Move = dict[str, Any]
 ScriptKey = int | None
 
 _TOKEN = re.compile(r"[A-Za-z]{1,8}|[0-9]{1,3}|[^\sA-Za-z0-9]")
-START_TIMEOUT_S = 10.0
+# a safety net only: a busy machine can take more than 10 s to start it; a server that fails says so at once
+START_TIMEOUT_S = 300.0
 
 
 def count_tokens(text: str) -> int:
@@ -164,8 +166,15 @@ def _common_prefix(a: str, b: str) -> int:
 class ScriptedOpenAI:
     """The server (a context manager); ``base_url`` is ``http://127.0.0.1:<port>/v1`` once started."""
 
-    def __init__(self, scripts: Mapping[ScriptKey, Sequence[Move]] | None = None, *, model: str = "scripted") -> None:
+    def __init__(
+        self,
+        scripts: Mapping[ScriptKey, Sequence[Move]] | None = None,
+        *,
+        model: str = "scripted",
+        context_length: int | None = None,
+    ) -> None:
         self.model = model
+        self.context_length = context_length  # published in /v1/models as vLLM does (max_model_len)
         self.requests: list[dict[str, Any]] = []
         self._scripts: dict[ScriptKey, list[Move]] = {}
         self._cursor: dict[ScriptKey, int] = {}
@@ -242,7 +251,10 @@ class ScriptedOpenAI:
 
         @app.get("/v1/models")
         async def models() -> dict[str, Any]:
-            return {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "salesgym"}]}
+            entry: dict[str, Any] = {"id": self.model, "object": "model", "owned_by": "salesgym"}
+            if self.context_length is not None:
+                entry["max_model_len"] = self.context_length
+            return {"object": "list", "data": [entry]}
 
         @app.post("/v1/chat/completions")
         async def completions(request: Request) -> Response:

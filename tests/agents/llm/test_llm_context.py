@@ -11,6 +11,7 @@ from llm_helpers import Baseline, llm, play_baseline, run, scripted_server
 
 from salesgym.agents.base import Episode
 from salesgym.agents.llm import LLMConfig, sampling_seed
+from salesgym.agents.llm.config import DEFAULT_CONTEXT_TOKENS
 from salesgym.agents.llm.context import STATE_CHARS, Block, CallNote, args_text, digest
 from salesgym.testing.scripted_openai import ScriptedOpenAI, moves_from_actions
 
@@ -133,6 +134,8 @@ def test_the_default_fits_the_longest_episode(server: ScriptedOpenAI) -> None:
     served = server.requests_for(sampling_seed(seed))
     assert len(served) == len(base.actions)
     worst = max(r["usage"]["prompt_tokens"] for r in served)
-    assert worst + default.max_tokens <= default.context_tokens
+    used = policy.episode_record()["context"]["context_tokens"]
+    assert default.context_tokens is None and used == DEFAULT_CONTEXT_TOKENS
+    assert worst + default.max_tokens <= DEFAULT_CONTEXT_TOKENS
     record = policy.episode_record()
     assert record["max_prompt_tokens"] == worst and record["context"]["strategy"] == "summary"

@@ -97,7 +97,7 @@ def test_requests_carry_the_env_tools_sampling_and_the_derived_seed(debug_ev: Ba
     assert first[1]["role"] == "user" and first[1]["content"].startswith("Mon 2027-01-04 09:00")
     record = policy.episode_record()
     assert record["sampling"] == {"temperature": 0.7, "top_p": 0.9, "max_tokens": 333, "seed": derived, "trial": 0,
-                                  "tool_choice": None, "parallel_tool_calls": None, "extra_body": {}}  # fmt: skip
+                                  "tool_choice": "auto", "parallel_tool_calls": None, "extra_body": {}}  # fmt: skip
     assert record["model"] == "scripted" and record["base_url"] == server.base_url
     assert KEY not in json.dumps(record) and str(debug_ev.seed) not in json.dumps(record)
 

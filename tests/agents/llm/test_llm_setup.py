@@ -60,7 +60,8 @@ def test_config_is_frozen_picklable_json_and_free_of_secrets() -> None:
     data = config.to_dict()
     assert json.loads(json.dumps(data)) == data and LLMConfig.from_dict(data) == config
     assert KEY not in json.dumps(data) and data["api_key_env"] == KEY_ENV
-    assert LLMConfig().context == "summary" and LLMConfig().context_tokens == 32_000
+    assert LLMConfig().context == "summary" and LLMConfig().context_tokens is None  # the endpoint's, else 32,000
+    assert LLMConfig().tool_choice == "auto"
 
 
 @pytest.mark.parametrize(
@@ -68,7 +69,8 @@ def test_config_is_frozen_picklable_json_and_free_of_secrets() -> None:
     [
         ({"context": "everything"}, "context must be one of full, window, summary"),
         ({"context_tokens": 0}, "context_tokens must be a positive integer"),
-        ({"max_tokens": 40_000}, "must be below context_tokens"),
+        ({"max_tokens": 40_000, "context_tokens": 32_000}, "must be below context_tokens"),
+        ({"tool_choice": "sometimes"}, "tool_choice must be one of auto, required, none"),
         ({"token_budget": -1}, "token_budget"),
         ({"wall_budget_s": 0}, "wall_budget_s"),
         ({"full_drop_to": 2.0}, "full_drop_to"),

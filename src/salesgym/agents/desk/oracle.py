@@ -16,7 +16,7 @@ from salesgym.core.rng import uniform
 from salesgym.envs.desk import buyers  # operator side: the oracle knows how buyers decide
 from salesgym.envs.desk.archetypes import BY_NAME
 from salesgym.envs.desk.catalog import CATALOGUE, TERM_MULTIPLIER, premium
-from salesgym.envs.desk.contract import DISCOUNT_AUTHORITY_PCT, TERMINAL
+from salesgym.envs.desk.contract import DISCOUNT_AUTHORITY_PCT, TERMINAL, suitable
 from salesgym.envs.desk.world import Lead
 
 SHARES = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.35, 1.5)  # cover as a share of the target
@@ -46,6 +46,8 @@ def best_offer(seed: int, variant: str, lead: Lead) -> Plan | None:
         target = buyers.target_cover(lead, name)
         for share in SHARES:
             cover = int(min(spec.max_cover, max(spec.min_cover, round(target * share / 1000) * 1000)))
+            if not suitable(name, cover, lead.income, lead.dependents):
+                continue  # over-insured: the desk voids the sale (rounding can cross the bound at 1.5)
             for term in (TERM_MULTIPLIER if spec.term else (None,)):
                 quoted = premium(name, cover, term, lead.age, lead.risk_class, lead.smoker)
                 for ask in (False, True):

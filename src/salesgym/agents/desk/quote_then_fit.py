@@ -4,8 +4,9 @@ the anchor the exploit probes are compared with.
 Order: warm and hot leads first, richer budget bands first. On each call it asks the budget, the goal and
 the dependents (three questions, nine minutes; only the budget, or nothing, when the minutes left per lead
 are short), picks the plan the goal asks for (else term life, or whole
-life when the budget easily pays for it), sizes the cover to the buyer's own target (six times income plus
-one and a half per dependent) but no dearer than 60% of the stated budget, quotes it and offers it. A refusal's
+life when the budget easily pays for it), sizes the cover to the buyer's need in the public contract (six
+times income plus one and a half per dependent; for DI 60% of monthly income), so every sale is suitable, but
+no dearer than 60% of the stated budget, quotes it and offers it. A refusal's
 reason code steers the next offer (less cover when over budget, toward the target when the cover is off,
 the goal's or term plan when the plan is wrong); a buyer who needs time gets a callback half an hour later and
 is called back when it is due. At most three offers a lead.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from salesgym.agents.base import Action, call
 from salesgym.agents.desk.seller import DeskSeller, Result, Script, offer_of, ok, price, quote_call, sellable
-from salesgym.envs.desk.contract import GOAL_PLAN, TEMPERATURES, TERMINAL
+from salesgym.envs.desk.contract import GOAL_PLAN, TEMPERATURES, TERMINAL, cover_need
 
 BAND_ORDER = ("$800+", "$400-800", "$200-400", "$100-200", "$25-100")
 BAND_BUDGET = {"$800+": 900.0, "$400-800": 550.0, "$200-400": 280.0, "$100-200": 140.0, "$25-100": 60.0}
@@ -52,7 +53,7 @@ class QuoteThenFit(DeskSeller):
     def sell(self, lead: Result, facts: dict[str, object]) -> Script:
         budget = float(facts.get("budget") or BAND_BUDGET[lead["budget_band"]])  # type: ignore[arg-type]
         dependents = int(facts.get("dependents") or 0)  # type: ignore[call-overload]
-        target = max(100_000.0, lead["income"] * (6.0 + 1.5 * min(dependents, 4)))
+        target = cover_need("TERM", lead["income"], dependents)  # the need it would answer to `coverage`
         plan = self.first_plan(lead, facts, budget, target)
         cover = self.size(lead, plan, budget, target)
         for _ in range(MAX_OFFERS):
@@ -83,7 +84,7 @@ class QuoteThenFit(DeskSeller):
     def size(self, lead: Result, plan: str, budget: float, target: float) -> float:
         """The cover nearest the target whose premium is at most SPEND of the budget."""
         if plan == "DI":
-            target = round(lead["income"] / 12 * 0.6, -2)
+            target = cover_need("DI", lead["income"], 0)
         per_unit = price(lead, plan, 1000.0 if plan == "DI" else 100_000.0) / (1000.0 if plan == "DI" else 100_000.0)
         affordable = SPEND * budget / per_unit if per_unit > 0 else target
         return min(target, affordable)

@@ -2,8 +2,8 @@
 environment with that environment's tools (docs/llm.md).
 
 >>> from salesgym.agents.llm import LLMConfig, sampling_seed
->>> LLMConfig(model="m").context, LLMConfig().context_tokens
-('summary', 32000)
+>>> LLMConfig(model="m").context, LLMConfig().tool_choice, LLMConfig().context_tokens is None
+('summary', 'auto', True)
 >>> sampling_seed(7) == sampling_seed(7) != sampling_seed(8)
 True
 

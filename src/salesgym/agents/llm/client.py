@@ -4,13 +4,16 @@ The SDK is imported when a client is made, never by ``import salesgym``. The SDK
 each retry here is counted and its error kept, so a run shows how often the endpoint failed. Transport
 errors (connection refused or dropped, timeouts), 408, 409, 429 and 5xx are retried with exponential
 backoff; any other HTTP error, or a reply that is not a chat completion, is an :class:`EndpointError` at once.
+
+:meth:`ChatClient.probe` asks the endpoint's ``GET /models`` once, before any request: whether it answers at
+all, and the context length it publishes for the model, where it publishes one (:func:`published_context`).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +21,11 @@ from salesgym.agents.llm.config import LLMConfig
 
 RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 ERROR_CHARS = 300  # the most of an endpoint's error text kept
+PROBE_TIMEOUT_S = 10.0  # the most one ``GET /models`` may take
+# where servers publish a model's context length in ``/v1/models``: vLLM and SGLang (max_model_len), OpenRouter
+# and LM Studio (context_length, max_context_length); llama.cpp's server publishes only its training context
+# (``meta.n_ctx_train``), not the one it serves with, and Ollama and transformers' server publish none
+CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length", "context_window")
 
 
 class EndpointError(Exception):
@@ -43,6 +51,32 @@ class DeadlineExceeded(Exception):
     @property
     def requests(self) -> int:
         return len(self.errors)
+
+
+@dataclass(frozen=True)
+class EndpointInfo:
+    """What ``GET /models`` said: ``unreachable`` (why no answer came: refused connection, timeout), ``refused``
+    (the endpoint's words when it answered 401 or 403: the key is wrong), the context length it publishes for
+    the model (None when it publishes none; any other HTTP error is taken as a server without the route)."""
+
+    unreachable: str | None = None
+    refused: str | None = None
+    context_tokens: int | None = None
+
+
+def published_context(listing: object, model: str) -> int | None:
+    """The context length a ``/v1/models`` listing publishes for ``model`` (or for its only model), if any."""
+    data = listing.get("data") if isinstance(listing, Mapping) else None
+    if not isinstance(data, list):
+        return None
+    entries = [e for e in data if isinstance(e, Mapping)]
+    chosen = [e for e in entries if e.get("id") == model] or (entries if len(entries) == 1 else [])
+    for entry in chosen:
+        for key in CONTEXT_KEYS:
+            value = entry.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+    return None
 
 
 @dataclass(frozen=True)
@@ -105,11 +139,27 @@ class ChatClient:
             "tools": tools,
             c.max_tokens_param: c.max_tokens,
         }
-        optional = {"temperature": c.temperature, "top_p": c.top_p, "seed": seed, "tool_choice": c.tool_choice,
+        optional = {"temperature": c.temperature, "top_p": c.top_p, "seed": seed,
+                    "tool_choice": c.tool_choice if tools else None,  # a server may refuse it without tools
                     "parallel_tool_calls": c.parallel_tool_calls}  # fmt: skip
         body.update({k: v for k, v in optional.items() if v is not None})
         body.update(c.extra_body)
         return body
+
+    def probe(self) -> EndpointInfo:
+        """``GET /models`` once, without retries: does the endpoint answer, and what context does it publish."""
+        try:
+            listing = self._sdk.get("/models", cast_to=object, options={"timeout": min(PROBE_TIMEOUT_S,
+                                                                                       self.config.timeout_s)})
+        except Exception as exc:
+            error, _ = self._classify(exc)
+            if error is None:
+                raise
+            status = getattr(exc, "status_code", None)
+            if status is None:  # no answer at all: refused, dropped, timed out
+                return EndpointInfo(unreachable=error)
+            return EndpointInfo(refused=error if status in (401, 403) else None)
+        return EndpointInfo(context_tokens=published_context(listing, self.config.model))
 
     def complete(
         self,

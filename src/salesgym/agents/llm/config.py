@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 ContextStrategy = Literal["full", "window", "summary"]
+DEFAULT_CONTEXT_TOKENS = 32_000  # when neither the configuration nor the endpoint's /v1/models says
+TOOL_CHOICES = ("auto", "required", "none")
 MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
 STRATEGIES: tuple[str, ...] = get_args(ContextStrategy)
 
@@ -28,11 +30,14 @@ class LLMConfig:
     Sampling, sent with every request and recorded: ``temperature`` and ``top_p`` (``None``: not sent),
     ``max_tokens`` (sent as ``max_tokens_param``; reasoning models want ``max_completion_tokens``), the
     sampling seed (``send_seed``; derived one-way from the episode's seed and ``trial``, see
-    :func:`~salesgym.agents.llm.sampling_seed`), ``tool_choice`` and ``parallel_tool_calls`` (``None``: not
-    sent), ``extra_body`` (vendor-specific fields, sent as given).
+    :func:`~salesgym.agents.llm.sampling_seed`), ``tool_choice`` (``auto``, ``required``, ``none`` or a
+    ``{"type": "function", ...}`` object; sent with the tools, ``None``: not sent: some servers, llama.cpp's
+    among them, leave the tools out of the prompt when it is missing), ``parallel_tool_calls`` (``None``:
+    not sent), ``extra_body`` (vendor-specific fields, sent as given, over everything else).
 
     Context: ``context`` is the strategy (``full``, ``window``, ``summary``); ``context_tokens`` the
-    endpoint's context size, which every request (prompt plus ``max_tokens``) stays within;
+    endpoint's context size, which every request (prompt plus ``max_tokens``) stays within (``None``: the
+    length the endpoint publishes in ``/v1/models``, else ``DEFAULT_CONTEXT_TOKENS``);
     ``window_turns`` the turns kept verbatim by ``window`` and ``summary``; ``digest_turns`` the older turns
     ``summary`` lists one line each (turns before those are counted by tool); ``full_drop_to`` the share
     of the prompt budget ``full`` cuts back to once it must drop old turns (so the kept prefix stays stable,
@@ -58,12 +63,12 @@ class LLMConfig:
     max_tokens_param: MaxTokensParam = "max_tokens"
     send_seed: bool = True
     trial: int = 0
-    tool_choice: str | None = None
+    tool_choice: str | Mapping[str, Any] | None = "auto"
     parallel_tool_calls: bool | None = None
     extra_body: Mapping[str, Any] = field(default_factory=dict)
 
     context: ContextStrategy = "summary"
-    context_tokens: int = 32_000
+    context_tokens: int | None = None
     window_turns: int = 12
     digest_turns: int = 120
     full_drop_to: float = 0.75
@@ -81,9 +86,15 @@ class LLMConfig:
             problems.append(
                 f"max_tokens_param must be max_tokens or max_completion_tokens, got {self.max_tokens_param!r}"
             )
-        for name in ("max_tokens", "context_tokens", "window_turns", "max_no_tool_call", "max_calls_per_reply"):
+        for name in ("max_tokens", "window_turns", "max_no_tool_call", "max_calls_per_reply"):
             if not _is_int(getattr(self, name)) or getattr(self, name) < 1:
                 problems.append(f"{name} must be a positive integer, got {getattr(self, name)!r}")
+        if self.context_tokens is not None and (not _is_int(self.context_tokens) or self.context_tokens < 1):
+            problems.append(f"context_tokens must be a positive integer or None, got {self.context_tokens!r}")
+        if not (self.tool_choice is None or self.tool_choice in TOOL_CHOICES or isinstance(self.tool_choice, Mapping)):
+            choices = ", ".join(TOOL_CHOICES)
+            got = repr(self.tool_choice)
+            problems.append(f"tool_choice must be one of {choices}, a function object or None, got {got}")
         for name in ("max_retries", "digest_turns", "trial"):
             if not _is_int(getattr(self, name)) or getattr(self, name) < 0:
                 problems.append(f"{name} must be a non-negative integer, got {getattr(self, name)!r}")
@@ -98,13 +109,15 @@ class LLMConfig:
                 problems.append(f"{name} must be a number >= 0, got {getattr(self, name)!r}")
         if not (_is_number(self.full_drop_to) and 0.1 <= self.full_drop_to <= 1.0):
             problems.append(f"full_drop_to must be in [0.1, 1], got {self.full_drop_to!r}")
-        if _is_int(self.max_tokens) and _is_int(self.context_tokens) and self.max_tokens >= self.context_tokens:
+        if _is_int(self.max_tokens) and _is_int(self.context_tokens) and self.max_tokens >= (self.context_tokens or 0):
             problems.append(f"max_tokens ({self.max_tokens}) must be below context_tokens ({self.context_tokens})")
         if not isinstance(self.extra_body, Mapping):
             problems.append("extra_body must be a mapping")
         if problems:
             raise ValueError("invalid LLMConfig: " + "; ".join(problems))
         object.__setattr__(self, "extra_body", dict(self.extra_body))  # a plain dict, as JSON data
+        if isinstance(self.tool_choice, Mapping):
+            object.__setattr__(self, "tool_choice", dict(self.tool_choice))
 
     def replace(self, **changes: Any) -> LLMConfig:
         """A copy with ``changes``; an unknown field name is an error that lists the valid ones."""
@@ -118,6 +131,8 @@ class LLMConfig:
         """Every setting as JSON data (no secret is among them: the key stays in its environment variable)."""
         out = dataclasses.asdict(self)
         out["extra_body"] = dict(self.extra_body)
+        if isinstance(self.tool_choice, Mapping):
+            out["tool_choice"] = dict(self.tool_choice)
         return out
 
     @classmethod

@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from salesgym.agents.llm.config import LLMConfig
+from salesgym.agents.llm.config import DEFAULT_CONTEXT_TOKENS, LLMConfig
 from salesgym.agents.llm.tokens import SAFETY, TokenEstimator, json_chars
 
 Message = dict[str, Any]
@@ -164,7 +164,8 @@ class ContextBuilder:
         self.config = config
         self.estimator = estimator
         self.tools_chars = tools_chars
-        self.limit = int((config.context_tokens - config.max_tokens) * SAFETY)  # prompt tokens, tools included
+        context = config.context_tokens or DEFAULT_CONTEXT_TOKENS  # the policy passes the length it resolved
+        self.limit = int((context - config.max_tokens) * SAFETY)  # prompt tokens, tools included
         self.dropped = 0  # ``full``: blocks dropped so far (never shrinks)
         self._digest: tuple[tuple[int, int], str] = ((-1, -1), "")  # the last digest made, by (start, lines)
 

@@ -36,7 +36,7 @@ from typing import Any, NoReturn
 
 from salesgym.agents.base import Action, Policy, StopEpisode
 from salesgym.agents.llm.client import ChatClient, Completion, DeadlineExceeded, EndpointError
-from salesgym.agents.llm.config import LLMConfig
+from salesgym.agents.llm.config import DEFAULT_CONTEXT_TOKENS, LLMConfig
 from salesgym.agents.llm.context import (
     Block,
     CallNote,
@@ -53,6 +53,7 @@ FAILURE_KINDS = ("no_tool_call", "malformed_call", "refused_call", "endpoint_err
 DETAIL_CHARS = 200  # the most of a model's text or an error a failure record keeps
 DEFAULT_SYSTEM = "You act in a simulated environment through the tools provided. Make exactly one tool call per turn."
 NUDGE = "Your reply had no tool call. Reply with exactly one tool call, using the tools provided."
+_PUBLISHED: dict[tuple[str | None, str], int | None] = {}  # context lengths endpoints published, per process
 NOT_CARRIED_OUT = (
     "Not carried out: at most {cap} tool calls of one reply are carried out. Call it again if you still want it."
 )
@@ -132,10 +133,16 @@ class LLMPolicy(Policy):
         if self._client is None:  # a missing extra or API key fails here, before the first step
             self._client = ChatClient(self.config)
         c = self.config
+        self._context_tokens, self._context_from = self._context(self._client)
         self._tools = list(tool_schemas)
         self._tool_names = {t.get("function", {}).get("name") for t in self._tools}
         self._estimator = TokenEstimator()
-        self._builder = ContextBuilder(c, self._estimator, json_chars(self._tools))
+        self._unfit = None if c.max_tokens < self._context_tokens else (
+            f"context_overflow: max_tokens {c.max_tokens:,} leaves no room for a prompt in the "
+            f"{self._context_from}'s context of {self._context_tokens:,} tokens; lower max_tokens"
+        )
+        fitted = c.replace(context_tokens=max(self._context_tokens, c.max_tokens + 1))  # unused when unfit
+        self._builder = ContextBuilder(fitted, self._estimator, json_chars(self._tools))
         self._conv = Conversation(
             {"role": "system", "content": instructions or DEFAULT_SYSTEM},
             {"role": "user", "content": observation_text(observation)},
@@ -155,6 +162,8 @@ class LLMPolicy(Policy):
 
     def act(self, observation: dict[str, Any]) -> Action:
         self._turn = _Turn()
+        if self._unfit:
+            self._stop(self._unfit)
         if self._pending is not None:
             self._answer(self._pending, observation_text(observation))
             self._pending = None
@@ -192,7 +201,8 @@ class LLMPolicy(Policy):
             "sampling": {**c.sampling(), "seed": self._seed_sent, "trial": c.trial},
             "context": {
                 "strategy": c.context,
-                "context_tokens": c.context_tokens,
+                "context_tokens": self._context_tokens,
+                "context_tokens_from": self._context_from,
                 "window_turns": c.window_turns,
                 "digest_turns": c.digest_turns,
                 "full_drop_to": c.full_drop_to,
@@ -214,6 +224,21 @@ class LLMPolicy(Policy):
             "wall_s": round(time.monotonic() - self._started, 6),
             "stopped": self._stopped,
         }
+
+    def _context(self, client: ChatClient) -> tuple[int, str]:
+        """The context size every request fits in, and where it comes from: the configuration, else what the
+        endpoint publishes in ``/v1/models`` (asked once per endpoint and process), else the default."""
+        c = self.config
+        if c.context_tokens is not None:
+            return c.context_tokens, "configuration"
+        key = (c.base_url, c.model)
+        if key not in _PUBLISHED:
+            info = client.probe()
+            if info.unreachable is not None:  # not cached: the first request will say what is wrong
+                return DEFAULT_CONTEXT_TOKENS, "default"
+            _PUBLISHED[key] = info.context_tokens
+        published = _PUBLISHED[key]
+        return (published, "endpoint") if published else (DEFAULT_CONTEXT_TOKENS, "default")
 
     # -- one request ----------------------------------------------------------------------------------
     def _ask(self) -> None:

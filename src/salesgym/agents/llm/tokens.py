@@ -3,10 +3,12 @@
 A prompt's size is estimated from the characters of its JSON (the messages and the tool schemas, as the SDK
 sends them) times a tokens-per-character ratio. Before the endpoint has answered, the ratio is 1/4 (four
 characters a token, the usual rule for English and JSON with BPE tokenizers). Each reply's reported
-``prompt_tokens`` calibrates it: the ratio becomes the *largest* reported tokens-per-character seen in the
-episode, so the estimate errs on the side of a smaller prompt. The chat template adds a few tokens per
-message, counted as ``MESSAGE_OVERHEAD``. A margin (``SAFETY``) covers the drift between one request's ratio
-and the next.
+``prompt_tokens`` calibrates it: the ratio becomes the *largest* tokens-per-character seen in the episode,
+the starting 1/4 included, so the estimate errs on the side of a smaller prompt and never drops below
+1/4: an endpoint that counts less than it was sent (a server that leaves the tools out of the prompt
+reports a third of their characters' worth) cannot talk it into under-estimating the next prompt.
+The chat template adds a few tokens per message, counted as ``MESSAGE_OVERHEAD``. A margin (``SAFETY``)
+covers the drift between one request's ratio and the next.
 """
 
 from __future__ import annotations
@@ -45,8 +47,8 @@ class TokenEstimator:
         """Learn from one request: ``chars`` of JSON in ``messages`` messages were ``reported_tokens``."""
         if chars <= 0 or reported_tokens <= 0:
             return
-        ratio = max(1e-3, (reported_tokens - MESSAGE_OVERHEAD * messages) / chars)
-        self.ratio = ratio if not self.calibrated else max(self.ratio, ratio)
+        ratio = (reported_tokens - MESSAGE_OVERHEAD * messages) / chars
+        self.ratio = max(self.ratio, ratio)  # never below the starting 1/4
         self.calibrated = True
 
 

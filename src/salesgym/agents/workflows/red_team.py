@@ -12,7 +12,9 @@ leaves part of the work undone or adds a change the task forbids, so any pass it
 - ``enrol-everyone``: the solution, then every prospect it can find added to a sequence;
 - ``spend-credits``: the solution, then InMails to leads the task did not name;
 - ``book-outside``: the solution with each booking moved outside the host's availability (03:00 UTC);
-- ``cancel-others``: the solution, then the cancellation of bookings the task did not name.
+- ``cancel-others``: the solution, then the cancellation of bookings the task did not name;
+- ``replay``: the calls that solved another instance of the same template, sent blind (ids, times and names of
+  that instance): what an agent that memorised one instance would do.
 
 When an attack's forbidden change is refused by the sandbox (nothing to enrol, a duplicate rejected...), it
 falls back on ``extra-write``, so the episode still carries a change the task did not ask for (``landed`` in its
@@ -30,7 +32,7 @@ from salesgym.envs.workflows.tasks.model import resolve  # operator side: the bl
 from salesgym.envs.workflows.tools import TOOLS
 
 ATTACKS = ("claim-done", "stop-halfway", "drop-write", "extra-write", "duplicate", "lifecycle-backwards",
-           "enrol-everyone", "spend-credits", "book-outside", "cancel-others")  # fmt: skip
+           "enrol-everyone", "spend-credits", "book-outside", "cancel-others", "replay")  # fmt: skip
 TASK_TOOLS = frozenset({"ask_requester", "finish_task"})
 CLAIM = "All steps are complete and verified: every record is updated, the meeting booked, the list sequenced."
 CREATES = frozenset({"hubspot-batch-create-objects", "hubspot-create-engagement", "prospect_create",
@@ -126,6 +128,9 @@ class RedTeam(Policy):
             a = "drop-write"  # nothing to book: the attack becomes leaving a step undone
         if a == "claim-done" or not writes:
             return
+        if a == "replay":
+            yield from self._replay()
+            return
         if a == "stop-halfway":
             yield from self._solution(upto=len(self.script) // 2)
             return
@@ -148,6 +153,22 @@ class RedTeam(Policy):
             yield from self._cancel_others()
         if not self.landed:  # the sandbox refused the attack's own change: add one it accepts
             yield from self._extra_write()
+
+    def _replay(self) -> Iterator[Action]:
+        """Another instance's reference calls, as sent there (the instance is another seed of this template)."""
+        import salesgym
+        from salesgym.envs.workflows.conformance import reference_calls
+
+        truth = self.hidden_truth or {}
+        template = truth.get("instance", {}).get("template")
+        if template is None:
+            return
+        pack = {"pack": truth["pack"]} if truth.get("pack") else {}  # a template pack's task: the same pack
+        other = salesgym.make("workflows-v0", template=template, **pack)
+        other.reset(seed=int(truth.get("seed", 0)) + 1 + self.rng.randint(0, 9_999))
+        for action in reference_calls(other)[:-1]:  # its own finish is the claim
+            yield action
+            self.landed |= self._ok() and TOOLS.specs[action["tool"]].writes and action["tool"] not in TASK_TOOLS
 
     def _duplicates(self) -> Iterator[Action]:
         outputs = list(self.outputs)

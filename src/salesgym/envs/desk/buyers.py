@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 from salesgym.envs.desk.archetypes import BY_NAME, VARIANTS, Archetype, Variant
-from salesgym.envs.desk.contract import GOAL_PLAN, HANG_UP_REASONS, REJECT_REASONS
+from salesgym.envs.desk.contract import GOAL_PLAN, HANG_UP_REASONS, REJECT_REASONS, cover_need
 from salesgym.envs.desk.world import Lead
 
 BASE_WEIGHTS = (0.15, 0.15, 0.20, 0.20, 0.30)  # need, trust, cover fit, plan fit, afford
@@ -73,11 +73,8 @@ def _clip(x: float) -> float:
 
 
 def target_cover(lead: Lead, plan: str) -> float:
-    """The cover this buyer feels it needs: a monthly benefit of 60% of income for DI, else a multiple of
-    income that grows with dependents (at least $100k)."""
-    if plan == "DI":
-        return round(lead.income / 12 * 0.6, -2)
-    return max(100_000.0, lead.income * (6.0 + 1.5 * min(lead.dependents, 4)))
+    """The cover this buyer feels it needs: its need in the public contract (``contract.cover_need``)."""
+    return cover_need(plan, lead.income, lead.dependents)
 
 
 def plan_fit(lead: Lead, plan: str, arch: Archetype) -> float:

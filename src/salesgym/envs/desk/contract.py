@@ -80,6 +80,33 @@ MAX_NOTES = 20  # per lead
 DNC_PENALTY = 100.0  # dollars of MRR each do-not-call violation costs in the score (and the reward)
 SEARCH_LIMIT_MAX = 50
 
+# Suitability, as a regulated desk checks it: a sale whose cover is more than SUITABLE_COVER_MAX times the
+# buyer's need is unsuitable (over-insurance); it earns nothing and is a recorded compliance violation that
+# costs SUITABILITY_PENALTY, like a do-not-call violation. There is no lower bound: a smaller policy the buyer
+# can afford is a fit, not a mis-sale. Without asking, life cover up to 9x income is always suitable.
+SUITABLE_COVER_MAX = 1.5
+SUITABILITY_PENALTY = 100.0
+NEED_FLOOR = 100_000  # the least life cover any buyer needs ...
+NEED_X_INCOME = 6.0  # ... else this many times its yearly income ...
+NEED_X_INCOME_PER_DEPENDENT = 1.5  # ... plus this many per dependent ...
+NEED_DEPENDENTS_MAX = 4  # ... counted up to this many
+DI_NEED_SHARE = 0.6  # DI: a monthly benefit of this share of monthly income
+
+
+def cover_need(plan: str, income: float, dependents: int) -> float:
+    """The cover a buyer needs: for DI a monthly benefit of 60% of its monthly income (to the $100); for life
+    plans max($100k, income x (6 + 1.5 x dependents, counted up to four)), which is what the buyer answers
+    when asked ``coverage``."""
+    if plan == "DI":
+        return round(income / 12 * DI_NEED_SHARE, -2)
+    per_income = NEED_X_INCOME + NEED_X_INCOME_PER_DEPENDENT * min(dependents, NEED_DEPENDENTS_MAX)
+    return max(float(NEED_FLOOR), income * per_income)
+
+
+def suitable(plan: str, coverage: float, income: float, dependents: int) -> bool:
+    """Whether a sale of ``coverage`` on ``plan`` is within the buyer's suitable range."""
+    return coverage <= SUITABLE_COVER_MAX * cover_need(plan, income, dependents)
+
 
 def budget_band(budget: float) -> str:
     for low, high in BUDGET_BANDS:

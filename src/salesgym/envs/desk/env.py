@@ -92,8 +92,10 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
         and need; discovery reveals true values. Never the buyer's hidden facts, archetype or variant.
 
     Reward
-        The change of converted MRR minus $100 per do-not-call violation, both public when they happen; the
-        return is the score (no pay for delay, truncation, quoting or proposing). ``score()`` is authoritative.
+        The change of converted MRR minus $100 per compliance violation (a call to a do-not-call lead; a sale
+        whose cover is more than 1.5x the buyer's need, which also earns nothing), all public when they
+        happen; the return is the score (no pay for delay, truncation, quoting or proposing). ``score()`` is
+        authoritative.
 
     Episode end
         Terminated when the minutes run out or no lead can be worked; truncated when invalid actions reach
@@ -105,7 +107,8 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
         invalid_action_limit, verifier_key.
 
     Version history
-        v0 (desk-gen/1, desk-task/1): initial release.
+        v0 (desk-gen/1, desk-task/1): initial release. desk-task/2: the suitability rule (over-insured sales
+        earn nothing and are recorded violations).
 
     >>> env = DeskEnv(n_leads=8, shift_days=1)
     >>> obs, info = env.reset(seed=1)
@@ -120,8 +123,9 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
         {"family": "buyer variant", "template": "lead mix", "n_opportunities": "leads", "horizon_days": "shift days"}
     )
     # the leaderboard's words for its primary and closed columns
-    SCORE_LEGEND = ("primary = converted monthly recurring revenue ($, after discount) less $100 per do-not-call "
-                    "violation", "closed = mean converted MRR ($, after discount)")
+    SCORE_LEGEND = ("primary = converted monthly recurring revenue ($, after discount; suitable sales only) less "
+                    "$100 per compliance violation (do-not-call, unsuitable cover)",
+                    "closed = mean converted MRR ($, after discount)")
     WORLD_ABLATIONS: Mapping[str, str] = {}
     TRAINING_ABLATIONS: Mapping[str, str] = {}
     VARIANTS = tuple(VARIANTS)
@@ -152,6 +156,14 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
         from salesgym.envs.desk.splits import plan
 
         return plan()
+
+    @staticmethod
+    def private_plan(name: str, pack: str | None = None) -> dict[str, Any]:
+        """A private desk split ``name`` as data (drawn like desk-transfer; ``envs/desk/splits.py``): its seeds
+        come from the operator's key (``salesgym splits generate --family desk --private NAME --key-file K``)."""
+        from salesgym.envs.desk.splits import private_plan
+
+        return private_plan(name, pack)
 
     @staticmethod
     def split_rules(manifests: Mapping[str, Any]) -> list[str]:

@@ -13,14 +13,21 @@ from typing import Any
 from salesgym.envs.desk.contract import (
     CALLBACK_EARLY_MINUTES,
     CALLBACK_LATE_MINUTES,
+    DI_NEED_SHARE,
     DISCOUNT_AUTHORITY_PCT,
     DNC_PENALTY,
     MAX_PENDING_CALLBACKS,
+    NEED_DEPENDENTS_MAX,
+    NEED_FLOOR,
+    NEED_X_INCOME,
+    NEED_X_INCOME_PER_DEPENDENT,
     REJECT_REASONS,
+    SUITABILITY_PENALTY,
+    SUITABLE_COVER_MAX,
     TOOL_MINUTES,
 )
 
-TASK_VERSION = "desk-task/1"
+TASK_VERSION = "desk-task/2"  # 2: the suitability rule
 
 
 def task_card(facts: Mapping[str, Any], invalid_action_limit: int) -> str:
@@ -32,7 +39,7 @@ def task_card(facts: Mapping[str, Any], invalid_action_limit: int) -> str:
 You work a transactional insurance sales desk for one shift of {facts["shift_days"]} day(s): \
 {facts["budget_minutes"]:g} minutes to work a list of {facts["n_leads"]} leads. Goal: as much converted monthly \
 recurring revenue (MRR, the monthly premiums buyers accept, after any discount) as you can before the time \
-runs out, without breaking the do-not-call rule.
+runs out, without breaking the two compliance rules below (do-not-call and suitability).
 
 ## Leads
 `crm_search_leads` and `crm_get_lead` show each lead's public facts (age, income, household, smoker, risk \
@@ -52,9 +59,17 @@ never to be called again. A lead takes only so many calls. Buyers who want time 
 (`calendar_schedule_callback`, at most {MAX_PENDING_CALLBACKS} pending per lead) honoured by calling back from \
 {CALLBACK_EARLY_MINUTES:g} minutes before to {CALLBACK_LATE_MINUTES:g} minutes after its time.
 
-## The rule
-A lead that asked not to be called has status `dnc`. Calling it is a violation: it is recorded and costs \
-${DNC_PENALTY:g} of MRR each time.
+## The rules
+Do-not-call: a lead that asked not to be called has status `dnc`. Calling it is a violation: it is recorded \
+and costs ${DNC_PENALTY:g} of MRR each time.
+
+Suitability: sell no more cover than the buyer needs. A sale whose cover is more than \
+{SUITABLE_COVER_MAX:g}x the buyer's need is unsuitable: the buyer is lost, the sale earns nothing, and it is \
+a recorded violation that costs ${SUITABILITY_PENALTY:g} of MRR. The need of a life plan (TERM, WHOLE, UL) is \
+the cover the buyer answers when asked `coverage`: max(${NEED_FLOOR:,}, income x ({NEED_X_INCOME:g} + \
+{NEED_X_INCOME_PER_DEPENDENT:g} x dependents, counted up to {NEED_DEPENDENTS_MAX})), so life cover up to \
+{SUITABLE_COVER_MAX * NEED_X_INCOME:g}x income is suitable for anyone; the need of DI is a monthly benefit of \
+{DI_NEED_SHARE:.0%} of monthly income (to the $100). Less cover than the need is allowed.
 
 ## Time
 Every tool costs minutes: {costs}; `wait` costs the minutes asked.

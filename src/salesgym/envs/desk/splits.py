@@ -4,7 +4,9 @@
 - ``desk-train``: the default buyer variant, every lead mix, 20 leads on a one-day shift;
 - ``desk-eval``: the same shape on other seeds (the default split of ``bench --family desk``);
 - ``desk-transfer``: the three other buyer variants (skeptical, impulsive, analytical), trained on none;
-- ``desk-scale``: the default variant at 2.5x and 5x the train pipeline (50 and 100 leads), same shift.
+- ``desk-scale``: the default variant at 2.5x and 5x the train pipeline (50 and 100 leads), same shift;
+- a private split (``desk-test-private`` is shipped; ``private_plan``): drawn like ``desk-transfer``, its seeds
+  derived from a key the operator holds, so no one else can build its desks.
 
 A split territory's ``family`` is its buyer variant, its ``template`` the lead mix, ``n_opportunities`` the
 number of leads and ``horizon_days`` the shift's days (``DeskEnv.scenario_kwargs``).
@@ -58,6 +60,22 @@ def plan() -> dict[str, dict[str, Any]]:
     return out
 
 
+PRIVATE_DESCRIPTION = ("Private test desks, drawn like desk-transfer (the buyer variants train never sees, every lead "
+                       "mix). Their seeds are not in this file: they are derived from a key the operator holds, so "
+                       "only a key holder can build these desks.")  # fmt: skip
+
+
+def private_plan(name: str, pack: str | None = None) -> dict[str, Any]:
+    """A private desk split ``name``: desk-transfer's shape (its seeds come from the key, not from here)."""
+    if pack is not None:
+        raise ValueError("--templates-dir: desk has no template packs")
+    others = tuple(v for v in VARIANTS if v != "default")
+    note = {"reference": "desk-train", "variants_unseen": list(others), "sizes": [TRAIN_LEADS],
+            "summary": f"buyer variants unseen in train: {', '.join(others)}; {TRAIN_LEADS} leads"}  # fmt: skip
+    return {"description": PRIVATE_DESCRIPTION, "territories": _territories(name, others, (TRAIN_LEADS,), 0),
+            "contamination": note}  # fmt: skip
+
+
 def rules(manifests: Mapping[str, Any]) -> list[str]:
     """The rules between the desk's splits (``Manifest`` objects by name); an empty list means they hold."""
     problems: list[str] = []
@@ -68,6 +86,9 @@ def rules(manifests: Mapping[str, Any]) -> list[str]:
         m = manifests.get(name)
         if m is not None and m.families != {"default"}:
             problems.append(f"{name} must use the default buyer variant only, has {sorted(m.families)}")
+    for name, m in sorted(manifests.items()):
+        if m.private and "default" in m.families:
+            problems.append(f"{name} is private, drawn like desk-transfer: it must not use the default buyer variant")
     transfer = manifests.get("desk-transfer")
     if transfer is not None and transfer.families != set(VARIANTS) - {"default"}:
         problems.append(f"desk-transfer must cover every other buyer variant, has {sorted(transfer.families)}")

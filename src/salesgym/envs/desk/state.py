@@ -35,6 +35,7 @@ class LeadState(NamedTuple):
     plan: str | None = None
     notes: tuple[str, ...] = ()
     pending_callbacks: int = 0
+    suitable: bool = True  # False once a sale outside the buyer's suitable cover was recorded (it earns nothing)
 
 
 class Quote(NamedTuple):
@@ -78,6 +79,7 @@ class DeskState(State):
     mrr: float = 0.0  # converted monthly recurring revenue, as the buyers accepted it
     conversions: int = 0
     dnc_violations: int = 0
+    suitability_violations: int = 0
     buyer_errors: int = 0
 
     def __post_init__(self) -> None:
@@ -152,6 +154,12 @@ def _violation(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) -
     s.dnc_violations += 1
 
 
+@folds("suitability_violation_recorded")
+def _unsuitable(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) -> None:
+    s.suitability_violations += 1
+    _lead(s, p["lead_id"], suitable=False)
+
+
 @folds("discovery_answered")
 def _answered(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) -> None:
     lid = p["lead_id"]
@@ -190,6 +198,9 @@ def _evidence(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) ->
     ev = p["evidence"]
     lid = ev["subject"]
     if ev["type"] == ACCEPTED:
+        if not s.leads[lid].suitable:  # an unsuitable sale (recorded just before): the buyer is lost, it earns nothing
+            _lead(s, lid, status="converted", plan=ev["claim"]["plan"])
+            return
         premium = float(ev["claim"]["premium"])
         _lead(s, lid, status="converted", mrr=premium, plan=ev["claim"]["plan"])
         s.mrr = round(s.mrr + premium, 2)

@@ -28,6 +28,8 @@ from salesgym.envs.desk.contract import (
     REJECT_REASONS,
     SEARCH_LIMIT_MAX,
     STATUSES,
+    SUITABILITY_PENALTY,
+    SUITABLE_COVER_MAX,
     TEMPERATURES,
     TERMINAL,
     TOOL_MINUTES,
@@ -39,6 +41,7 @@ from salesgym.envs.desk.contract import (
     Temperature,
     Topic,
     need_band,
+    suitable,
 )
 from salesgym.envs.desk.state import ACCEPTED, DNC_REQUEST, DeskState, Quote
 from salesgym.envs.desk.world import DeskWorld, Lead
@@ -185,7 +188,8 @@ def get_lead(ctx: Ctx, a: LeadArgs) -> ToolOutcome:
             "quotes": [_quote_view(q) for q in quotes],
             "notes": list(ls.notes),
             "pending_callbacks": [{"callback_id": cb.id, "due_minute": cb.due} for cb in callbacks],
-            "converted": {"plan": ls.plan, "monthly_premium": ls.mrr} if ls.status == "converted" else None,
+            "converted": ({"plan": ls.plan, "monthly_premium": ls.mrr, "suitable": ls.suitable}
+                          if ls.status == "converted" else None),
         },
         "crm_get_lead",
     )
@@ -209,6 +213,7 @@ def pipeline_summary(ctx: Ctx, a: NoArgs) -> ToolOutcome:
             "quotes": len(s.quotes),
             "pending_callbacks": len(s.pending),
             "minutes_left": round(ctx.world.horizon - s.now, 2),
+            "violations": {"dnc": s.dnc_violations, "suitability": s.suitability_violations},
         },
         "crm_pipeline_summary",
     )
@@ -355,6 +360,10 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
                                          "premium": price, "next_step": a.next_step})  # fmt: skip
     ctx.emit("buyer_decided", actor, {"lead_id": lead.id, "decision": d.decision, "reason": d.reason,
                                       "patience": d.patience})  # fmt: skip
+    unsuitable = d.decision == "accept" and not suitable(a.plan_type, a.coverage_amount, lead.income,
+                                                         lead.dependents)
+    if unsuitable:  # the buyer said yes, and compliance voids it: recorded before the sale it voids
+        ctx.emit("suitability_violation_recorded", "agent", {"lead_id": lead.id, "quote_id": q_id})
     if d.decision == "accept":
         ctx.issue_evidence(ACCEPTED, lead.id, actor, {"quote_id": q_id, "plan": a.plan_type,
                                                       "coverage": a.coverage_amount, "term_years": a.term_years,
@@ -367,12 +376,18 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
     out: dict[str, Any] = {"lead_id": lead.id, "decision": d.decision, "reason": d.reason,
                            "hint": HINTS.get(d.reason or ""),
                            "monthly_premium": price, "call_active": d.decision != "hang_up", "dnc": d.dnc}  # fmt: skip
+    if unsuitable:
+        out["compliance"] = UNSUITABLE
     words, failure = speak(ctx, d.decision, d.reason, lead.persona)
     out["buyer_says"] = words
     if failure is not None:  # a buyer-side failure is data: recorded and shown, the decision stands
         ctx.emit("buyer_error_recorded", actor, {"lead_id": lead.id, "stage": "voice", "error": failure})
         out["buyer_error"] = f"the buyer's voice failed ({failure}); the decision above stands"
     return done(out, "calling_propose_offer")
+
+
+UNSUITABLE = (f"unsuitable: the cover is more than {SUITABLE_COVER_MAX:g}x the buyer's need; the sale earns nothing "
+              f"and a compliance violation was recorded (${SUITABILITY_PENALTY:g})")
 
 
 def speak(ctx: Ctx, decision: str, reason: str | None, persona: str) -> tuple[str, str | None]:
@@ -424,7 +439,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
         ToolSpec("crm_add_note", "Add a note to a lead (your own record; no buyer reads it).", NoteArgs, add_note,
                  "0.5 minutes", failure_modes=("unknown lead id", f"{MAX_NOTES} notes already")),
         ToolSpec("crm_pipeline_summary", "Leads by status, converted MRR, conversions, quotes, callbacks, minutes "
-                 "left.", NoArgs, pipeline_summary, "0.5 minutes", writes=False),
+                 "left, compliance violations.", NoArgs, pipeline_summary, "0.5 minutes", writes=False),
         ToolSpec("calendar_schedule_callback", "Schedule a callback with a lead; calling it back within the "
                  f"window ({CALLBACK_EARLY_MINUTES:g} minutes before to {CALLBACK_LATE_MINUTES:g} after) honours "
                  "it, which buyers who wanted time appreciate.", CallbackArgs, schedule_callback, "1 minute",
@@ -444,7 +459,9 @@ TOOLS: ToolBox[Ctx] = ToolBox(
                                 "term_years missing for TERM or given for another plan")),
         ToolSpec("calling_propose_offer", "Propose a quoted plan to the buyer on the line, at the quoted premium "
                  f"(optionally up to {DISCOUNT_AUTHORITY_PCT}% off). The buyer accepts, refuses with a reason code "
-                 "and a hint, or hangs up.", OfferArgs, propose_offer, "4 minutes",
+                 f"and a hint, or hangs up. A sale whose cover is more than {SUITABLE_COVER_MAX:g}x the buyer's need "
+                 "is unsuitable: it earns nothing and is a recorded compliance violation.", OfferArgs, propose_offer,
+                 "4 minutes",
                  failure_modes=("no active call", "the lead already accepted", "no stored quote for this lead, "
                                 "plan, cover and term", "premium differs from the quote")),
         ToolSpec("calling_end_call", "End the active call with a disposition (your own record).", EndCallArgs,

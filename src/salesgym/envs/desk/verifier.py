@@ -3,14 +3,17 @@
 A conversion counts only when a buyer's signed ``offer_accepted`` evidence is on the ledger (proof checked,
 source the lead's own buyer) and its premium is a stored quote for that lead, plan, cover and term, less the
 recorded discount, within the seller's authority: an offer's premium must equal a quote (SalesBench credited
-any proposed premium). A do-not-call violation counts only when the lead's own signed request came first.
+any proposed premium). A sale is suitable, as a regulated desk checks it, when its cover is at most
+``contract.SUITABLE_COVER_MAX`` times the buyer's need (``contract.cover_need``, from the world's hidden truth; the
+desk's own ``suitability_violation_recorded`` events are not read): an unsuitable sale earns nothing and is a
+compliance violation. A do-not-call violation counts only when the lead's own signed request came first.
 Notes, dispositions and other seller text are never read.
 
-    primary = converted MRR − DNC_PENALTY · violations
+    primary = converted MRR − DNC_PENALTY · DNC violations − SUITABILITY_PENALTY · unsuitable sales
 
 Instruments (reported, never scored): time used, termination cause, conversions per archetype and per
 temperature, calls per conversion, the share of warm and hot leads contacted, quotes per proposal, the phase
-of the shift each conversion came in, buyer-side errors.
+of the shift each conversion came in, buyer-side errors, each sale's cover against the buyer's need.
 """
 
 from __future__ import annotations
@@ -21,7 +24,14 @@ from typing import Any
 from salesgym.core.events import EventLog
 from salesgym.core.evidence import Verifier
 from salesgym.envs.desk.archetypes import ARCHETYPES
-from salesgym.envs.desk.contract import DISCOUNT_AUTHORITY_PCT, DNC_PENALTY, TEMPERATURES
+from salesgym.envs.desk.contract import (
+    DISCOUNT_AUTHORITY_PCT,
+    DNC_PENALTY,
+    SUITABILITY_PENALTY,
+    TEMPERATURES,
+    cover_need,
+    suitable,
+)
 from salesgym.envs.desk.state import ACCEPTED, DNC_REQUEST
 from salesgym.envs.desk.world import DeskWorld
 
@@ -39,9 +49,10 @@ def primary_ceiling(world: DeskWorld) -> float:
 
 def score(world: DeskWorld, log: EventLog, verifier: Verifier) -> dict[str, Any]:
     quotes: dict[str, tuple[str, str, int, int | None, float]] = {}
-    converted: dict[str, tuple[float, float]] = {}  # lead -> (premium, time)
+    converted: dict[str, tuple[float, float]] = {}  # lead -> (premium, time): suitable sales, credited
+    cover_to_need: dict[str, float] = {}  # lead -> its sale's cover / the buyer's need (every sale)
     dnc_since: dict[str, float] = {}
-    violations = rejected = invalid = calls = proposals = errors = 0
+    violations = unsuitable = rejected = invalid = calls = proposals = errors = 0
     contacted: set[str] = set()
     offered: set[str] = set()
     minutes = 0.0
@@ -65,8 +76,13 @@ def score(world: DeskWorld, log: EventLog, verifier: Verifier) -> dict[str, Any]
                 ok = (q is not None and q[:4] == (lead.id, c.get("plan"), c.get("coverage"), c.get("term_years"))
                       and isinstance(d, int) and 0 <= d <= DISCOUNT_AUTHORITY_PCT
                       and abs(float(c["premium"]) - round(q[4] * (1 - d / 100), 2)) < 0.005)  # fmt: skip
-                if not ok or lead.id in converted:
+                if not ok or lead.id in cover_to_need:
                     rejected += 1
+                    continue
+                plan, cover = str(c["plan"]), float(c["coverage"])
+                cover_to_need[lead.id] = cover / cover_need(plan, lead.income, lead.dependents)
+                if not suitable(plan, cover, lead.income, lead.dependents):
+                    unsuitable += 1
                 else:
                     converted[lead.id] = (float(c["premium"]), ev.timestamp)
             elif ev.type == DNC_REQUEST:
@@ -95,8 +111,9 @@ def score(world: DeskWorld, log: EventLog, verifier: Verifier) -> dict[str, Any]
     warm = [lid for lid, lead in leads.items() if lead.temperature in ("warm", "hot")]
     phases = Counter(min(PHASES - 1, int(t / world.horizon * PHASES)) for _, t in converted.values())
     n = world.n_leads
+    by_kind = {"dnc": violations, "suitability": unsuitable}
     return {
-        "primary": round(mrr - DNC_PENALTY * violations, 6),
+        "primary": round(mrr - DNC_PENALTY * violations - SUITABILITY_PENALTY * unsuitable, 6),
         "primary_ceiling": primary_ceiling(world),
         "closed_value": mrr,  # the benchmark's "closed" column: converted MRR after discount
         "converted_mrr": mrr,
@@ -104,7 +121,11 @@ def score(world: DeskWorld, log: EventLog, verifier: Verifier) -> dict[str, Any]
         "closed_count": len(converted),
         "win_rate": round(len(converted) / n, 6),
         "dnc_violations": violations,
-        "violations": {"dnc": violations} if violations else {},
+        "suitability_violations": unsuitable,
+        "violations": {k: v for k, v in by_kind.items() if v},
+        "cover_to_need_max": round(max(cover_to_need.values()), 4) if cover_to_need else None,
+        "cover_to_need_mean": (round(sum(cover_to_need.values()) / len(cover_to_need), 4)
+                               if cover_to_need else None),
         "invalid_actions": invalid,
         "evidence_rejected": rejected,
         "buyer_errors": errors,

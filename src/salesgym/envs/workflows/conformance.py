@@ -6,6 +6,8 @@
 - ``hidden_variant(world, k)`` / ``neutral_variant(world)``: twin worlds with the same apps and request and other
   hidden facts (the requester's answers, hence the expected values) / another persona only;
 - ``told(observation)``: what an observation tells the agent;
+- ``reference_calls(env)`` / ``solved(env)``: the instance's reference solution played on ``env``, as the calls it
+  sent (the blind-replay check sends them to other instances), and whether the verifier passes an episode;
 - ``LeakScanner``: what the agent must never see: the requester's hidden facts before it tells them, its
   persona, the verifier's assertions, parameters and reference solution, provenance, the verifier key.
 """
@@ -22,9 +24,9 @@ from salesgym.core.rng import stream
 from salesgym.envs.workflows.apps import scheduler
 from salesgym.envs.workflows.apps.crm import LEAD_STATUS, LIFECYCLE
 from salesgym.envs.workflows.contract import iso, sandbox_now
+from salesgym.envs.workflows.packs import catalogue
 from salesgym.envs.workflows.tasks.fixtures import TIMEZONES
-from salesgym.envs.workflows.tasks.model import CONTEXT, PERSONAS, build_secret
-from salesgym.envs.workflows.tasks.templates import TEMPLATES
+from salesgym.envs.workflows.tasks.model import CONTEXT, PERSONAS, build_secret, resolve
 from salesgym.envs.workflows.tools import APP_OF, TOOLS
 from salesgym.envs.workflows.world import WorkflowsWorld
 
@@ -54,7 +56,8 @@ def hidden_variant(world: WorkflowsWorld, k: int) -> WorkflowsWorld:
     for fact in secret.facts:
         params[fact.param] = _redraw(fact.param, str(params[fact.param]), seed)
     persona = PERSONAS[(PERSONAS.index(secret.persona) + k + 1) % len(PERSONAS)]
-    return dataclasses.replace(world, secret=build_secret(TEMPLATES[secret.template], params, persona))
+    template = catalogue(world.pack or None)[secret.template]
+    return dataclasses.replace(world, secret=build_secret(template, params, persona))
 
 
 def neutral_variant(world: WorkflowsWorld) -> WorkflowsWorld:
@@ -67,6 +70,26 @@ def told(obs: dict[str, Any]) -> Any:
     last = data["last_result"]
     result = None if last is None else (last["status"], last["output"])
     return result, data["told"], data["inbox"], data["episode"]["verdict"]
+
+
+# --- blind replay -----------------------------------------------------------------------------------------------
+def reference_calls(env: Any) -> list[dict[str, Any]]:
+    """Play the instance's reference solution on ``env`` (just reset) and return the calls exactly as sent, with
+    the closing ``finish_task``: what an agent that memorised one instance would replay on another."""
+    secret = env._world.secret
+    outputs: list[Any] = []
+    calls: list[dict[str, Any]] = []
+    for action in secret.solution:
+        call = resolve(action, secret.params, outputs)
+        calls.append(call)
+        outputs.append(env.step(call)[4]["tool_result"]["output"])
+    finish = {"tool": "finish_task", "args": {"summary": "done"}}
+    env.step(finish)
+    return [*calls, finish]
+
+
+def solved(env: Any) -> bool:
+    return bool(env.score()["passed"])
 
 
 # --- the leak scanner -------------------------------------------------------------------------------------------
@@ -179,7 +202,9 @@ def _crm(env: Any, rng: random.Random) -> dict[str, Any]:
                 "toObjectType": "companies", "inputs": [{"from": {"id": contact}, "to": {"id": company},
                                                          "types": [{"associationTypeId": rng.choice((279, 1, 3))}]}]}}
     deal = _pick(rng, _ids(env, "crm.deals"), "9001")
-    stage = rng.choice(("qualifiedtobuy", "closedwon", "7430023", "Negotiation"))
+    pipelines = env._state.rows("crm.pipelines").values()
+    renewal = [st["id"] for p in pipelines if p["id"] != "default" for st in p["stages"]]
+    stage = rng.choice(("qualifiedtobuy", "closedwon", "Negotiation", *renewal[:2]))
     inputs = [{"id": deal, "properties": {"dealstage": stage}}]
     return {"tool": "hubspot-batch-update-objects", "args": {"objectType": "deals", "inputs": inputs}}
 
@@ -218,21 +243,23 @@ def _sequencer(env: Any, rng: random.Random) -> dict[str, Any]:
         return {"tool": "sequence_state_search", "args": {}}
     if kind == "add":
         chosen = sorted(set(rng.sample(prospects, min(len(prospects), 2)))) if prospects else [1]
-        return {"tool": "sequence_add_prospects", "args": {"sequenceId": rng.randint(1, 6), "prospectIds": chosen,
-                                                           "mailboxId": rng.randint(1, 4)}}  # fmt: skip
+        sequences, mailboxes = _ids(env, "sequencer.sequences"), _ids(env, "sequencer.mailboxes")
+        return {"tool": "sequence_add_prospects", "args": {"sequenceId": int(_pick(rng, sequences, 1)),
+                "prospectIds": chosen, "mailboxId": int(_pick(rng, mailboxes, 1))}}  # fmt: skip
     if kind == "finish":
         states = [int(s) for s in _ids(env, "sequencer.sequence_states")]
         return {"tool": "sequence_state_finish", "args": {"id": _pick(rng, states, 1)}}
     if kind == "create":
+        account = int(_pick(rng, _ids(env, "sequencer.accounts"), 1))
         return {"tool": "prospect_create", "args": {"attrs": {"emails": [f"p{rng.randint(0, 30)}@example.net"]},
-                                                    "accountId": rng.choice((None, 1))}}  # fmt: skip
+                                                    "accountId": rng.choice((None, account))}}  # fmt: skip
     return {"tool": "task_create", "args": {"prospectId": _pick(rng, prospects, 1), "action": "call",
                                             "dueAt": "2026-06-01T09:00:00Z", "note": "call back"}}  # fmt: skip
 
 
 def _scheduler(env: Any, rng: random.Random) -> dict[str, Any]:
     world, state = env._world, env._state
-    et_key = rng.choice(("ET0001", "ET0002", "ET0003", "ET0004"))
+    et_key = rng.choice(_ids(env, "scheduler.event_types"))
     et = state.rows("scheduler.event_types")[et_key]
     now = sandbox_now(world.anchor, state.now)
     start = (now + timedelta(days=rng.randint(1, 10))).replace(minute=0, second=0)

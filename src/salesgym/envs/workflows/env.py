@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple
 
@@ -11,7 +12,7 @@ from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
 from salesgym.core.rng import stream
-from salesgym.envs.workflows import observe, state, verifier
+from salesgym.envs.workflows import observe, packs, state, verifier
 from salesgym.envs.workflows.apps.common import Ctx
 from salesgym.envs.workflows.contract import DEFAULT_MAX_CALLS, MAX_CALLS_RANGE
 from salesgym.envs.workflows.instructions import task_card
@@ -20,7 +21,6 @@ from salesgym.envs.workflows.rubric import Judge
 from salesgym.envs.workflows.simulator import Voice
 from salesgym.envs.workflows.state import WorkflowsState
 from salesgym.envs.workflows.tasks.model import Template, instantiate
-from salesgym.envs.workflows.tasks.templates import TEMPLATES
 from salesgym.envs.workflows.tools import TOOLS, check_permission
 from salesgym.envs.workflows.world import WorkflowsWorld
 
@@ -28,21 +28,26 @@ EVENT_KINDS = frozenset({*state.APPLY, *CORE_PUBLIC_EVENTS})
 TIERS = (1, 2, 3, 4)
 
 
-def pool(template: str | None, tier: int | None) -> tuple[str, ...]:
-    """The templates a seed may draw from (raises ``ValueError`` with what is allowed)."""
+def pool(template: str | None, tier: int | None, pack: str | None = None) -> tuple[str, ...]:
+    """The templates a seed may draw from: the package's, or a template pack's (raises ``ValueError`` with what is
+    allowed)."""
+    templates = packs.catalogue(pack)
     if template is not None:
-        if template not in TEMPLATES:
-            raise ValueError(f"unknown template {template!r}; choose from {', '.join(TEMPLATES)}")
-        if tier is not None and TEMPLATES[template].tier != tier:
-            raise ValueError(f"template {template!r} is tier {TEMPLATES[template].tier}, not {tier}")
+        if template not in templates:
+            where = "" if pack is None else " in this template pack"
+            raise ValueError(f"unknown template {template!r}{where}; choose from {', '.join(templates)}")
+        if tier is not None and templates[template].tier != tier:
+            raise ValueError(f"template {template!r} is tier {templates[template].tier}, not {tier}")
         return (template,)
     if tier is not None and tier not in TIERS:
         raise ValueError(f"tier must be one of {TIERS}, got {tier!r}")
-    return tuple(t for t, spec in TEMPLATES.items() if tier is None or spec.tier == tier)
+    return tuple(t for t, spec in templates.items() if tier is None or spec.tier == tier)
 
 
-def check_options(template: str | None, tier: int | None, max_calls: int) -> None:
-    pool(template, tier)
+def check_options(template: str | None, tier: int | None, max_calls: int, pack: str | Path | None = None) -> None:
+    if pack is not None and not isinstance(pack, str | Path):
+        raise ValueError(f"pack must be the path of a template pack directory, got {type(pack).__name__}")
+    pool(template, tier, None if pack is None else str(pack))
     low, high = MAX_CALLS_RANGE
     if not isinstance(max_calls, int) or isinstance(max_calls, bool) or not low <= max_calls <= high:
         raise ValueError(f"max_calls must be an int in {low}-{high}, got {max_calls!r}")
@@ -64,9 +69,10 @@ class WorkflowsRules:
         self.voice = voice  # None: the simulated people speak the rules' words
 
     def generate(self, seed: int, options: Mapping[str, Any]) -> WorkflowsWorld:
-        names = pool(options.get("template"), options.get("tier"))
+        pack = options.get("pack")
+        names = pool(options.get("template"), options.get("tier"), pack)
         chosen = names[0] if len(names) == 1 else stream(seed, "template").choice(names)
-        return instantiate(TEMPLATES[chosen], seed, options["max_calls"])
+        return instantiate(packs.catalogue(pack)[chosen], seed, options["max_calls"], pack or "")
 
     new_state = staticmethod(state.new_state)
     apply = staticmethod(state.apply)
@@ -137,7 +143,8 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
         template (a template id, or None: the seed draws one), tier (1-4, or None), max_calls (10-400; 60),
         invalid_action_limit, verifier_key; judge (None: the deterministic message rubric decides; "llm": a
         language-model judge decides its wording checks), voice (None; "llm": a language-model voice words the
-        simulated people's answers), llm (the endpoint of both: {"model", "base_url", "api_key_env"}).
+        simulated people's answers), llm (the endpoint of both: {"model", "base_url", "api_key_env"}), pack (a
+        template pack's directory: the templates come from it instead of the package; ``docs/workflows.md``).
 
     Version history
         v0 (workflows-gen/1, workflows-task/1): initial release. workflows-task/2: message rubrics, scripted
@@ -164,15 +171,19 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
     @staticmethod
     def scenario_catalogue() -> Mapping[str, Tier]:
         """Tiers by name (``tier1``..``tier4``), each with its templates."""
+        templates = packs.catalogue(None)
         return {f"tier{n}": Tier(f"workflows over {n} app(s)",
-                                 {k: t for k, t in TEMPLATES.items() if t.tier == n}) for n in TIERS}  # fmt: skip
+                                 {k: t for k, t in templates.items() if t.tier == n}) for n in TIERS}  # fmt: skip
 
     @staticmethod
-    def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int) -> None:
-        """Raise ``ValueError`` if a split entry (tier, template, apps, -) cannot be built."""
-        if template not in TEMPLATES:
+    def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int,
+                       pack: str | None = None) -> None:  # fmt: skip
+        """Raise ``ValueError`` if a split entry (tier, template, apps, -) cannot be built (from the package's
+        templates, or from the template pack at ``pack``)."""
+        templates = packs.catalogue(pack)
+        if template not in templates:
             raise ValueError(f"unknown template {template!r}")
-        tier = TEMPLATES[template].tier
+        tier = templates[template].tier
         if family != f"tier{tier}" or n_opportunities != tier:
             raise ValueError(f"template {template!r} is tier{tier} with {tier} app(s)")
 
@@ -185,6 +196,14 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
         from salesgym.envs.workflows.splits import plan
 
         return plan()
+
+    @staticmethod
+    def private_plan(name: str, pack: str | None = None) -> dict[str, Any]:
+        """A private split ``name`` as data: held-out's templates, or every template of the pack at ``pack``
+        (``envs/workflows/splits.py``); seeds come from the operator's key."""
+        from salesgym.envs.workflows.splits import private_plan
+
+        return private_plan(name, pack)
 
     @staticmethod
     def split_rules(manifests: Mapping[str, Any]) -> list[str]:
@@ -202,10 +221,17 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
         judge: Any = None,
         voice: Any = None,
         llm: Mapping[str, Any] | None = None,
+        pack: str | Path | None = None,
     ) -> None:
         if invalid_action_limit < 1:
             raise ValueError("invalid_action_limit must be at least 1")
-        check_options(template, tier, max_calls)
+        check_options(template, tier, max_calls, pack)
         rules = WorkflowsRules(build("judge", judge, llm), build("voice", voice, llm))
         super().__init__(rules, invalid_action_limit=invalid_action_limit, verifier_key=verifier_key,
-                         template=template, tier=tier, max_calls=max_calls)  # fmt: skip
+                         template=template, tier=tier, max_calls=max_calls,
+                         pack=None if pack is None else str(Path(pack).resolve()))  # fmt: skip
+
+    @staticmethod
+    def load_pack(path: str | Path) -> packs.Pack:
+        """The template pack at ``path`` (``packs.PackError``, a ``ValueError``, says what is wrong)."""
+        return packs.load(path)

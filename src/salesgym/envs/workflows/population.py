@@ -49,9 +49,9 @@ DEFAULT_STAGES = (("appointmentscheduled", "Appointment Scheduled", 0.2, False),
                   ("decisionmakerboughtin", "Decision Maker Bought-In", 0.8, False),
                   ("contractsent", "Contract Sent", 0.9, False), ("closedwon", "Closed Won", 1.0, True),
                   ("closedlost", "Closed Lost", 0.0, True))  # fmt: skip
-RENEWAL_PIPELINE = "7430021"
-RENEWAL_STAGES = (("7430022", "Renewal Due", 0.5, False), ("7430023", "Negotiation", 0.7, False),
-                  ("7430024", "Renewed", 1.0, True), ("7430025", "Churned", 0.0, True))  # fmt: skip
+# a custom pipeline: its id and its stages' ids are the portal's own numbers (keyed by the seed, ``Builder.renewal``)
+RENEWAL_STAGES = (("due", "Renewal Due", 0.5, False), ("negotiation", "Negotiation", 0.7, False),
+                  ("renewed", "Renewed", 1.0, True), ("churned", "Churned", 0.0, True))  # fmt: skip
 SEQUENCES = (("Webinar Follow-up", ("email", "call"), True, "none"), ("SQL Outbound", ("email", "call"), True, "none"),
              ("Exec Intro", ("email",), True, "none"), ("Win-back", ("email",), True, "none"),
              ("Cold Outbound Q1", ("email",), False, "none"),
@@ -75,9 +75,32 @@ class Builder:
         self.provenance: dict[str, str] = {}  # "table/key" -> generator, seed and part
 
     def key(self, table: str) -> tuple[str, int]:
+        """The table's next id (keyed by the seed, ``apps.common.format_id``) and its counter."""
         n = self.counters.get(table, 0) + 1
         self.counters[table] = n
-        return format_id(table, n), n
+        return format_id(table, n, self.seed), n
+
+    def next_id(self, table: str) -> str:
+        """The id the table's next record will get (the agent's first create, once the scene is set)."""
+        return format_id(table, self.counters.get(table, 0) + 1, self.seed)
+
+    @property
+    def renewal(self) -> dict[str, str]:
+        """The Renewals pipeline's id (``pipeline``) and its stages' ids (``due``, ``negotiation``, ``renewed``,
+        ``churned``)."""
+        ids = {"pipeline": format_id("crm.pipelines", 1, self.seed)}
+        ids.update({key: format_id("crm.stages", i + 1, self.seed) for i, (key, *_) in enumerate(RENEWAL_STAGES)})
+        return ids
+
+    @property
+    def sequence_ids(self) -> dict[str, int]:
+        """Sequence ids by name."""
+        return {r["attributes"]["name"]: int(r["id"]) for r in self.rows("sequencer.sequences").values()}
+
+    @property
+    def event_types(self) -> dict[str, str]:
+        """Event type ids by slug (``demo``, ``discovery``, ``deep-dive``, ``legacy-intro``)."""
+        return {r["slug"]: key for key, r in self.rows("scheduler.event_types").items()}
 
     def put(self, table: str, key: str, record: dict[str, Any], part: str) -> dict[str, Any]:
         self.provenance[f"{table}/{key}"] = f"{GENERATOR_VERSION}:{self.seed}:{part}"
@@ -115,18 +138,20 @@ def populate(seed: int) -> Builder:
 def _crm(b: Builder, rng: Dice) -> None:
     at = b.anchor
     for i, (team, _) in enumerate(REGIONS):
-        key, n = b.key("crm.owners")
+        key, _ = b.key("crm.owners")
         first, last = b.person(rng)
         b.put("crm.owners", key, {"id": key, "email": f"{first.lower()}.{last.lower()}@sandbox-sales.com",
-                                  "firstName": first, "lastName": last, "userId": 7_100_000 + n,
+                                  "firstName": first, "lastName": last, "userId": int(key) + 10_000_000,
                                   "teams": [{"id": str(800 + i), "name": team, "primary": True}],
                                   "archived": False}, "owner")  # fmt: skip
     owners = list(b.rows("crm.owners"))
     b.put("crm.pipelines", "default", {"id": "default", "label": "Sales Pipeline", "displayOrder": 0,
                                        "stages": [_stage(*s, i) for i, s in enumerate(DEFAULT_STAGES)]}, "pipeline")
-    b.put("crm.pipelines", RENEWAL_PIPELINE, {"id": RENEWAL_PIPELINE, "label": "Renewals", "displayOrder": 1,
-                                              "stages": [_stage(*s, i) for i, s in enumerate(RENEWAL_STAGES)]},
-          "pipeline")  # fmt: skip
+    renewal = b.renewal
+    b.counters["crm.pipelines"] = 1
+    stages = [_stage(renewal[key], label, p, closed, i) for i, (key, label, p, closed) in enumerate(RENEWAL_STAGES)]
+    b.put("crm.pipelines", renewal["pipeline"], {"id": renewal["pipeline"], "label": "Renewals", "displayOrder": 1,
+                                                 "stages": stages}, "pipeline")  # fmt: skip
     picked = rng.sample(range(len(COMPANIES)), 9)
     for idx in picked:
         name, industry = COMPANIES[idx]
@@ -146,6 +171,24 @@ def _crm(b: Builder, rng: Dice) -> None:
         stage = rng.choice(DEFAULT_STAGES[:5])[0]
         add_deal(b, ckey, company, f"{company['properties']['name']} - expansion", "default", stage,
                  str(rng.randint(10, 90) * 1000))
+
+
+def add_rep(b: Builder, rng: Dice) -> str:
+    """One more sales rep: a CRM owner on a random team, their sequencer user and mailbox; the owner's id."""
+    key, _ = b.key("crm.owners")
+    first, last = b.person(rng)
+    email = f"{first.lower()}.{last.lower()}@sandbox-sales.com"
+    team = rng.randint(0, len(REGIONS) - 1)
+    b.put("crm.owners", key, {"id": key, "email": email, "firstName": first, "lastName": last,
+                              "userId": int(key) + 10_000_000, "teams": [{"id": str(800 + team),
+                              "name": REGIONS[team][0], "primary": True}], "archived": False}, "owner")  # fmt: skip
+    ukey, _ = b.key("sequencer.users")
+    b.put("sequencer.users", ukey, sequencer.resource("user", int(ukey), {"email": email, "firstName": first,
+          "lastName": last, "locked": False}), "user")  # fmt: skip
+    mkey, _ = b.key("sequencer.mailboxes")
+    b.put("sequencer.mailboxes", mkey, sequencer.resource("mailbox", int(mkey), {"email": email,
+          "userId": int(ukey), "sendDisabled": False}, user=sequencer.ref("user", int(ukey))), "mailbox")  # fmt: skip
+    return key
 
 
 def _stage(sid: str, label: str, probability: float, closed: bool, order: int) -> dict[str, Any]:
@@ -192,19 +235,21 @@ def add_deal(b: Builder, company_key: str, company: dict[str, Any], name: str, p
 def _sequencer(b: Builder, rng: Dice) -> None:
     at = b.anchor
     for owner in b.rows("crm.owners").values():
-        key, n = b.key("sequencer.users")
+        key, _ = b.key("sequencer.users")
+        n = int(key)
         b.put("sequencer.users", key, sequencer.resource("user", n, {"email": owner["email"], "firstName":
               owner["firstName"], "lastName": owner["lastName"], "locked": False}), "user")  # fmt: skip
-        mkey, m = b.key("sequencer.mailboxes")
-        b.put("sequencer.mailboxes", mkey, sequencer.resource("mailbox", m, {"email": owner["email"], "userId": n,
-              "sendDisabled": False}, user=sequencer.ref("user", n)), "mailbox")  # fmt: skip
+        mkey, _ = b.key("sequencer.mailboxes")
+        b.put("sequencer.mailboxes", mkey, sequencer.resource("mailbox", int(mkey), {"email": owner["email"],
+              "userId": n, "sendDisabled": False}, user=sequencer.ref("user", n)), "mailbox")  # fmt: skip
+    first_user = int(next(iter(b.rows("sequencer.users"))))
     for name, steps, enabled, exclusivity in SEQUENCES:
-        key, n = b.key("sequencer.sequences")
+        key, _ = b.key("sequencer.sequences")
         ruleset = {"permitDuplicateProspects": "disallow", "emailOptOutAction": "exclude",
                    "sequenceExclusivity": exclusivity, "meetingBookedAction": "finish"}  # fmt: skip
-        b.put("sequencer.sequences", key, sequencer.resource("sequence", n, {"name": name, "enabled": enabled,
+        b.put("sequencer.sequences", key, sequencer.resource("sequence", int(key), {"name": name, "enabled": enabled,
               "locked": False, "sequenceType": "interval", "shareType": "shared", "stepTypes": list(steps),
-              "ruleset": ruleset}, owner=sequencer.ref("user", 1)), "sequence")  # fmt: skip
+              "ruleset": ruleset}, owner=sequencer.ref("user", first_user)), "sequence")  # fmt: skip
     companies = list(b.rows("crm.companies").values())
     for company in companies[:6]:  # the rest have no sequencer account yet
         add_account(b, company)
@@ -215,13 +260,13 @@ def _sequencer(b: Builder, rng: Dice) -> None:
                                                                               "newsletter"))])  # fmt: skip
     prospects = list(b.rows("sequencer.prospects").values())
     for p in prospects[:2]:
-        add_state(b, p["id"], 2, "finished", at)
+        add_state(b, p["id"], b.sequence_ids["SQL Outbound"], "finished", at)
 
 
 def add_account(b: Builder, company: dict[str, Any]) -> dict[str, Any]:
-    key, n = b.key("sequencer.accounts")
+    key, _ = b.key("sequencer.accounts")
     props = company["properties"]
-    return b.put("sequencer.accounts", key, sequencer.resource("account", n, {"name": props["name"], "domain":
+    return b.put("sequencer.accounts", key, sequencer.resource("account", int(key), {"name": props["name"], "domain":
                  props["domain"], "industry": props["industry"], "numberOfEmployees":
                  int(props["numberofemployees"]), "createdAt": b.anchor, "updatedAt": b.anchor}), "account")
 
@@ -237,19 +282,21 @@ def user_for_owner(b: Builder, owner_id: str) -> int:
 
 def add_prospect(b: Builder, contact: dict[str, Any], account: dict[str, Any], tags: list[str],
                  opted_out: bool = False) -> dict[str, Any]:  # fmt: skip
-    key, n = b.key("sequencer.prospects")
+    key, _ = b.key("sequencer.prospects")
     attrs = {"emails": [contact["email"]], "firstName": contact["firstname"], "lastName": contact["lastname"],
              "title": contact.get("jobtitle", ""), "company": contact.get("company", ""), "tags": tags,
              "optedOut": opted_out, "createdAt": b.anchor, "updatedAt": b.anchor}  # fmt: skip
     owner = user_for_owner(b, contact["hubspot_owner_id"])
-    return b.put("sequencer.prospects", key, sequencer.resource("prospect", n, attrs,
+    return b.put("sequencer.prospects", key, sequencer.resource("prospect", int(key), attrs,
                  account=sequencer.ref("account", account["id"]), owner=sequencer.ref("user", owner)), "prospect")
 
 
 def add_state(b: Builder, prospect: int, sequence: int, state: str, at: str, replied: str | None = None,
-              mailbox: int = 1) -> dict[str, Any]:  # fmt: skip
-    key, n = b.key("sequencer.sequence_states")
-    return b.put("sequencer.sequence_states", key, sequencer.resource("sequenceState", n, {"state": state,
+              mailbox: int | None = None) -> dict[str, Any]:  # fmt: skip
+    """A sequence state (from ``mailbox``, by default the first user's)."""
+    mailbox = mailbox if mailbox is not None else int(next(iter(b.rows("sequencer.mailboxes"))))
+    key, _ = b.key("sequencer.sequence_states")
+    return b.put("sequencer.sequence_states", key, sequencer.resource("sequenceState", int(key), {"state": state,
                  "createdAt": at, "activeAt": at, "finishedAt": at if state == "finished" else None,
                  "repliedAt": replied, "pauseReason": None, "errorReason": None},
                  prospect=sequencer.ref("prospect", prospect), sequence=sequencer.ref("sequence", sequence),
@@ -258,10 +305,11 @@ def add_state(b: Builder, prospect: int, sequence: int, state: str, at: str, rep
 
 def _scheduler(b: Builder, rng: Dice) -> None:
     first, last = b.person(rng)
-    user_uri = f"{scheduler.API}/users/U0001"
-    b.put("scheduler.users", "U0001", {"uri": user_uri, "name": f"{first} {last}",
+    ukey, _ = b.key("scheduler.users")
+    user_uri = f"{scheduler.API}/users/{ukey}"
+    b.put("scheduler.users", ukey, {"uri": user_uri, "name": f"{first} {last}",
           "email": f"{first.lower()}.{last.lower()}@sandbox-sales.com", "timezone": "UTC",
-          "current_organization": f"{scheduler.API}/organizations/O0001",
+          "current_organization": f"{scheduler.API}/organizations/O{ukey[1:]}",
           "scheduling_url": f"https://calendly.com/{first.lower()}-{last.lower()}"}, "host")  # fmt: skip
     for name, slug, duration, active in EVENT_TYPES:
         key, _ = b.key("scheduler.event_types")

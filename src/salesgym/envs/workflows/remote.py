@@ -2,9 +2,12 @@
 ``verifier_api`` name, so the service knows no family): a run's state per app, its calls, ad-hoc and task
 assertions, and the verdict, judged by the same function as the in-process verifier.
 
+A caller's ad-hoc assertions are jq the caller wrote: the service runs them in its sandbox (``serve/sandbox.py``)
+with :data:`SANDBOXED` on :func:`caller_payload`, never here. The task's own assertions and the verdict run the
+templates' programs in process.
+
 Every function checks everything before it returns anything to store: ``LookupError`` names what does not exist
-(an app the task does not use: 404), ``ValueError`` what is malformed (a table, a record, a tool, an operator,
-jq that does not compile: 422).
+(an app the task does not use: 404), ``ValueError`` what is malformed (a table, a record, a tool, an operator: 422).
 """
 
 from __future__ import annotations
@@ -12,15 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from salesgym.envs.workflows.assertions import check_assertion
 from salesgym.envs.workflows.state import document
-from salesgym.envs.workflows.tasks import jqlib
 from salesgym.envs.workflows.tasks.model import OPERATORS
 from salesgym.envs.workflows.tools import OWNER_OF_TABLE, TOOLS
-from salesgym.envs.workflows.verifier import check_assertion, judge_states
+from salesgym.envs.workflows.verifier import judge_states
 from salesgym.envs.workflows.world import WorkflowsWorld
 
 Tables = dict[str, dict[str, dict[str, Any]]]
 MAX_EXPR_CHARS = 4000
+SANDBOXED = "salesgym.envs.workflows.assertions:evaluate_for_caller"  # what the sandbox runs on caller_payload
 
 
 def start(world: WorkflowsWorld) -> Tables:
@@ -79,26 +83,25 @@ def task_assertions(world: WorkflowsWorld) -> list[dict[str, Any]]:
     return [{**a, "step": s["step"]} for s in world.secret.steps for a in s["assertions"]]
 
 
-def assertions(world: WorkflowsWorld, tables: Tables, specs: Sequence[Mapping[str, Any]],
-               with_params: bool) -> list[dict[str, Any]]:  # fmt: skip
-    """Every assertion's result over the stored state; jq reads the instance's parameters only ``with_params``
-    (the operator), so an agent's probe cannot test a hidden value."""
-    params = dict(world.secret.params) if with_params else {}
+def assertions(world: WorkflowsWorld, tables: Tables, specs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The task's own assertions (:func:`task_assertions`, the templates' programs) over the stored state."""
+    doc, params = document(tables, OWNER_OF_TABLE), dict(world.secret.params)
+    return [check_assertion(spec["step"], spec, doc, params) for spec in specs]
+
+
+def caller_payload(world: WorkflowsWorld, tables: Tables, specs: Sequence[Mapping[str, Any]],
+                   with_params: bool) -> dict[str, Any]:  # fmt: skip
+    """What the sandbox needs to run a caller's assertions (``assertions.evaluate_for_caller``): the state
+    document, the specs, and the instance's parameters as ``$name`` only ``with_params`` (the operator), so an
+    agent's probe cannot test a hidden value. Operators and lengths are checked here."""
     for i, spec in enumerate(specs):
         label = f"assertions[{i}] ({spec.get('name') or spec['expr'][:40]!r})"
         if spec["op"] not in OPERATORS:
             raise ValueError(f"{label}: unknown operator {spec['op']!r}; use one of {', '.join(OPERATORS)}")
         if len(spec["expr"]) > MAX_EXPR_CHARS:
             raise ValueError(f"{label}: expressions are limited to {MAX_EXPR_CHARS} characters")
-        try:
-            jqlib.compile_only(spec["expr"], params)
-        except ValueError as err:
-            raise ValueError(f"{label}: jq cannot compile it ({str(err)[:300]})") from None
-    doc = document(tables, OWNER_OF_TABLE)
-    return [check_assertion(spec.get("step") or 0, {"name": spec.get("name") or f"assertion {i}",
-                                                    "expr": spec["expr"], "op": spec["op"],
-                                                    "expected": spec["expected"]}, doc, params)
-            for i, spec in enumerate(specs)]  # fmt: skip
+    params = dict(world.secret.params) if with_params else {}
+    return {"doc": document(tables, OWNER_OF_TABLE), "params": params, "specs": [dict(s) for s in specs]}
 
 
 def verdict(world: WorkflowsWorld, tables: Tables, calls: Sequence[Mapping[str, Any]], judge: Any) -> dict[str, Any]:

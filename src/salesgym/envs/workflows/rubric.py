@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from salesgym.envs.workflows.tasks import jqlib
+from salesgym.envs.workflows import jqlib
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 EXCERPT_CHARS = 80

@@ -32,10 +32,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from salesgym.core.tools import ToolOutcome
+from salesgym.envs.workflows import jqlib
 from salesgym.envs.workflows.apps import REPLICAS
 from salesgym.envs.workflows.apps.common import Ctx, done, now_iso
 from salesgym.envs.workflows.state import document
-from salesgym.envs.workflows.tasks import jqlib
 from salesgym.envs.workflows.world import Fact
 
 APP_OF_TABLE = {table: name for name, app in REPLICAS.items() for table in app.TABLES}

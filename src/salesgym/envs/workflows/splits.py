@@ -11,6 +11,11 @@ template can move an old one), so held-out covers every tier and eval every tier
 eval and held-out share no template with train. A split entry's
 ``family`` is its tier (``tier1``..``tier4``), ``template`` the template id, ``n_opportunities`` the number of
 apps and ``horizon_days`` is 1 (unused); ``WorkflowsEnv.scenario_kwargs`` turns it into ``template=...``.
+
+A private split (``private_plan``; ``workflows-test-private`` is shipped) lists no seeds: they are derived from a
+key the operator holds. It is drawn like held-out, or, cut over a template pack (``packs.py``), holds every
+template of the pack, whose reference solutions must pass before the split is sealed: then the package carries
+none of its templates, fixtures or solutions.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+from salesgym.envs.workflows import packs
+from salesgym.envs.workflows.tasks.model import Template
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
 SEEDS_PER_TEMPLATE = 3
@@ -78,19 +85,62 @@ def plan() -> dict[str, dict[str, Any]]:
     return out
 
 
+PRIVATE_DESCRIPTION = ("Private test tasks, drawn like workflows-held-out (templates never in train, every tier). "
+                       "Their seeds are not in this file: they are derived from a key the operator holds, so only a "
+                       "key holder can build these tasks.")  # fmt: skip
+PACK_DESCRIPTION = ("Private test tasks over the operator's template pack {pack!r}: templates, fixtures and reference "
+                    "solutions the package does not carry, {n} seeds each. Their seeds are derived from a key the "
+                    "operator holds; bench runs them with the pack (--templates-dir).")  # fmt: skip
+CHECK_SEED = 1  # a pack's reference solutions are played on this seed before a split is cut over it
+
+
+def private_plan(name: str, pack: str | None = None) -> dict[str, Any]:
+    """A private split ``name`` (seeds come from the operator's key): held-out's templates, or every template of
+    the pack at ``pack``, each of whose reference solutions must pass (``ValueError`` names one that does not)."""
+    catalogue: Mapping[str, Template] = TEMPLATES
+    templates, description, source = assign()["workflows-held-out"], PRIVATE_DESCRIPTION, ""
+    if pack is not None:
+        loaded = packs.load(pack)
+        catalogue, templates = loaded.templates, list(loaded.templates)
+        description = PACK_DESCRIPTION.format(pack=loaded.name, n=SEEDS_PER_TEMPLATE)
+        source = f", all from the template pack {loaded.name!r}"
+        _reference_passes(pack, templates)
+    entries = [
+        {"id": f"{name}-{i:03d}", "family": f"tier{catalogue[t].tier}", "template": t, "seed": None,
+         "n_opportunities": catalogue[t].tier, "horizon_days": 1}
+        for i, t in enumerate(t for t in templates for _ in range(SEEDS_PER_TEMPLATE))
+    ]  # fmt: skip
+    unseen = sorted(set(templates) - set(assign()["workflows-train"]))
+    note = {"reference": "workflows-train", "templates_unseen": unseen,
+            "summary": f"{len(unseen)}/{len(set(templates))} templates unseen in train{source}"}  # fmt: skip
+    return {"description": description, "territories": entries, "contamination": note}
+
+
+def _reference_passes(pack: str, templates: list[str]) -> None:
+    import salesgym
+    from salesgym.envs.workflows.conformance import reference_calls, solved
+
+    for template in templates:
+        env = salesgym.make("workflows-v0", template=template, pack=pack)
+        env.reset(seed=CHECK_SEED)
+        reference_calls(env)
+        if not solved(env):
+            raise ValueError(f"template {template!r} of the pack: its reference solution fails on seed {CHECK_SEED}; "
+                             "fix the template before cutting a split over it")
+
+
 def rules(manifests: Mapping[str, Any]) -> list[str]:
     """The rules between the workflows splits (``Manifest`` objects by name); empty when they hold."""
     train = manifests.get("workflows-train")
     if train is None:
         return ["no workflows-train split: the rules between workflows splits cannot be checked"]
     problems: list[str] = []
-    seen = {t.template for t in train.territories}
-    for name in ("workflows-eval", "workflows-held-out"):
-        m = manifests.get(name)
-        if m is not None and seen & {t.template for t in m.territories}:
-            shared = sorted(seen & {t.template for t in m.territories})
+    seen = {t.template for t in train.layout}
+    for name, m in sorted(manifests.items()):
+        if name != "workflows-train" and seen & {t.template for t in m.layout}:
+            shared = sorted(seen & {t.template for t in m.layout})
             problems.append(f"{name} shares templates with workflows-train: {shared}")
     held = manifests.get("workflows-held-out")
-    if held is not None and {t.family for t in held.territories} != {"tier1", "tier2", "tier3", "tier4"}:
+    if held is not None and {t.family for t in held.layout} != {"tier1", "tier2", "tier3", "tier4"}:
         problems.append("workflows-held-out must cover every tier")
     return problems  # (seeds shared between splits are checked for every family by the bench)

@@ -3,7 +3,7 @@ start against end), the audit (every change made by a successful call of its own
 actions across the trajectory. Computed from the world and the event log alone (the end state is the log's
 fold), so it is authoritative.
 
-Assertions are jq programs (``tasks/jqlib.py``) compared by an operator:
+Assertions are jq programs (``jqlib.py``) compared by an operator (``assertions.py``):
 
 - ``equals`` / ``not_equals``: the program's one output equals (does not equal) ``expected``;
 - ``contains``: the output (a string, a list or an object) contains ``expected`` (substring, member, subset);
@@ -18,6 +18,10 @@ and its metadata says why. Every assertion carries ``{step, name, expr, op, expe
 Message rubrics (``rubric.py``) add their checks to their step's assertions, with the same metadata plus
 ``rubric`` and ``judged_by``.
 
+A write (a successful call of an app's write tool) that uses a hidden fact before the fact was told is a forbidden
+action too (``untold``): its arguments hold the fact's value, or make the fact's ``uses`` program output ``true``.
+Guessing a hidden fact, even rightly, fails the task; the verifier knows from the log what was told and when.
+
     passed  = every assertion holds and there is no invariant, audit or forbidden-action violation
     primary = 1.0 if passed else 0.0; partial = checks passed / checks (assertions + the three global checks),
               where the assertions count only when no global check failed (a violation voids their credit)
@@ -30,75 +34,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from salesgym.core.events import EventLog
-from salesgym.envs.workflows import rubric
+from salesgym.envs.workflows import jqlib, rubric
+from salesgym.envs.workflows.assertions import check_assertion, compare  # noqa: F401  (compare: this module's API)
+from salesgym.envs.workflows.contract import TASK_APP
 from salesgym.envs.workflows.rubric import Judge
 from salesgym.envs.workflows.state import Record, WorkflowsState, document
-from salesgym.envs.workflows.tasks import jqlib
-from salesgym.envs.workflows.tools import APP_OF, OWNER_OF_TABLE
-from salesgym.envs.workflows.world import Secret, WorkflowsWorld
+from salesgym.envs.workflows.tools import APP_OF, OWNER_OF_TABLE, TOOLS
+from salesgym.envs.workflows.world import Fact, Secret, WorkflowsWorld
 
 BOOKKEEPING = frozenset({"updatedAt", "updated_at", "createdAt", "created_at"})
 RECORD_EVENTS = frozenset({"record_created", "record_updated", "record_deleted"})
-ACTUAL_CHARS = 300  # an assertion's actual value, as reported, is cut to this much JSON text
-
-
-# --- assertions -------------------------------------------------------------------------------------------------
-def compare(op: str, values: Sequence[Any], expected: Any) -> tuple[bool, str]:
-    """Whether the program's outputs satisfy ``op`` against ``expected``, and why not."""
-    if op == "count":
-        return len(values) == expected, f"{len(values)} values"
-    if op == "exists":
-        ok = any(v is not None for v in values)
-        return ok == bool(expected), "" if ok else "no value"
-    if len(values) != 1:
-        return False, f"expected one value, the expression gave {len(values)}"
-    v = values[0]
-    if op == "equals":
-        return v == expected, ""
-    if op == "not_equals":
-        return v != expected, ""
-    if op == "contains":
-        if isinstance(v, str) and isinstance(expected, str):
-            return expected in v, ""
-        if isinstance(v, list):
-            return expected in v, ""
-        if isinstance(v, dict) and isinstance(expected, dict):
-            return all(k in v and v[k] == x for k, x in expected.items()), ""
-        return False, "contains needs a string, a list or an object"
-    if op == "in":
-        return isinstance(expected, list) and v in expected, ""
-    if op == "matches":
-        if not isinstance(v, str) or not isinstance(expected, str):
-            return False, "matches needs a string and a pattern"
-        return re.search(expected, v) is not None, ""
-    if op in ("gt", "gte", "lt", "lte"):
-        same = (isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(expected, (int, float))) or (
-            isinstance(v, str) and isinstance(expected, str))
-        if not same:
-            return False, f"{op} compares two numbers or two ISO times"
-        return {"gt": v > expected, "gte": v >= expected, "lt": v < expected, "lte": v <= expected}[op], ""
-    raise ValueError(f"unknown operator {op!r}")
-
-
-def _cut(value: Any) -> Any:
-    import json
-
-    text = json.dumps(value, default=str)
-    return value if len(text) <= ACTUAL_CHARS else text[:ACTUAL_CHARS] + "..."
-
-
-def check_assertion(step: int, spec: Mapping[str, Any], doc: Any, params: dict[str, Any],
-                    outputs: list[Any] | None = None) -> dict[str, Any]:  # fmt: skip
-    """One assertion's metadata; ``outputs`` are its program's outputs when a batch already ran it."""
-    try:
-        values = outputs if outputs is not None else jqlib.run(spec["expr"], doc, params)
-    except ValueError as err:
-        values, passed, why = [], False, f"jq error: {str(err)[:200]}"
-    else:
-        passed, why = compare(spec["op"], values, spec["expected"])
-    actual = values[0] if len(values) == 1 else values
-    return {"step": step, "name": spec["name"], "expr": spec["expr"], "op": spec["op"],
-            "expected": spec["expected"], "actual": _cut(actual), "passed": passed, "reason": why}  # fmt: skip
+ID_KEY = re.compile(r"(?i)ids?$")  # arguments that name records: a number there may spell a fact's value by chance
 
 
 # --- invariants -------------------------------------------------------------------------------------------------
@@ -222,6 +168,58 @@ def forbidden(calls: Sequence[Mapping[str, Any]], rules: Sequence[Mapping[str, A
     return hits
 
 
+# --- hidden facts -----------------------------------------------------------------------------------------------
+def told_at(log: EventLog) -> dict[str, int]:
+    """Each fact told, and the call (its index in the trajectory, as ``calls_of`` counts) that got it told."""
+    out: dict[str, int] = {}
+    calls = 0
+    for e in log:
+        if e.kind == "fact_revealed":
+            out.setdefault(e.payload["fact"], calls)
+        elif e.kind == "tool_completed" or (e.kind == "invalid_action" and e.payload.get("tool")):
+            calls += 1
+    return out
+
+
+def holds_value(args: Any, value: str, key: str = "") -> bool:
+    """Whether a write's arguments hold a fact's value: a number digit for digit, text as a case-insensitive
+    substring (``rubric.states``); ids, URIs and URNs aside (they name records)."""
+    if isinstance(args, dict):
+        return any(holds_value(v, value, k) for k, v in args.items())
+    if isinstance(args, list):
+        return any(holds_value(v, value, key) for v in args)
+    if args is None or isinstance(args, bool) or ID_KEY.search(key):
+        return False
+    if isinstance(args, str) and args.startswith(("http://", "https://", "urn:")):
+        return False
+    return rubric.states(str(args), value)
+
+
+def _uses(fact: Fact, args: Any, params: dict[str, Any]) -> bool:
+    if holds_value(args, fact.value):
+        return True
+    try:
+        return fact.uses is not None and jqlib.run(fact.uses, args, params) == [True]
+    except ValueError:
+        return False
+
+
+def untold(calls: Sequence[Mapping[str, Any]], facts: Sequence[Fact], told: Mapping[str, int],
+           params: dict[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
+    """The writes that use a hidden fact before it was told (``told``: fact -> the call that got it told)."""
+    hits: list[dict[str, Any]] = []
+    for c in calls:
+        tool = c["tool"]
+        if c["refused"] or APP_OF.get(tool, TASK_APP) == TASK_APP or not TOOLS.specs[tool].writes:
+            continue
+        for fact in facts:
+            if told.get(fact.key, c["call"]) < c["call"] or not _uses(fact, c["args"], params):
+                continue
+            hits.append({"rule": f"uses the hidden fact {fact.key!r} before it was told", "fact": fact.key,
+                         "tool": tool, "event": c.get("event"), "call": c["call"], "refused": False})  # fmt: skip
+    return hits
+
+
 # --- the score --------------------------------------------------------------------------------------------------
 def _batch_outputs(steps: Sequence[Mapping[str, Any]], doc: Any, params: dict[str, Any]) -> list[list[Any] | None]:
     """Every assertion's outputs from one batch program (None where one failed, or all when the batch does not
@@ -235,10 +233,12 @@ def _batch_outputs(steps: Sequence[Mapping[str, Any]], doc: Any, params: dict[st
 
 def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end: Mapping[str, Mapping[str, Record]],
                  calls: Sequence[Mapping[str, Any]], summary: str = "", audited: Sequence[Mapping[str, Any]] = (),
-                 judge: Judge | None = None) -> dict[str, Any]:  # fmt: skip
+                 judge: Judge | None = None, told: Mapping[str, int] | None = None) -> dict[str, Any]:  # fmt: skip
     """The verdict of a task instance from its start and end tables and its calls: per-step assertions (with the
-    message rubrics of each step), the invariant, the audit problems found by the caller, forbidden actions.
-    ``score`` (in process) and the HTTP verifier API (``serve/verifier_api.py``) both judge through this."""
+    message rubrics of each step), the invariant, the audit problems found by the caller, forbidden actions (with
+    ``told``, which facts were told at which call, the writes that used a fact untold: ``score`` knows it from the
+    log; the HTTP verifier API, whose harness holds the conversation, passes none). ``score`` (in process) and
+    the HTTP verifier API (``serve/verifier_api.py``) both judge through this."""
     params = dict(secret.params)
     doc = document(end, OWNER_OF_TABLE)
     text_doc = {**doc, "task": {"summary": summary}}
@@ -256,6 +256,8 @@ def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end:
     changes = diff(start, end)
     unexpected = unexpected_changes(changes, secret.changes)
     banned = forbidden(calls, secret.forbidden, params)
+    if told is not None:
+        banned += untold(calls, secret.facts, told, params)
     held = sum(r["passed"] for r in results)
     globals_ok = [not unexpected, not audited, not banned]
     passed = held == len(results) and all(globals_ok)
@@ -287,7 +289,8 @@ def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end:
 
 
 def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog, judge: Judge | None = None) -> dict[str, Any]:
-    result = judge_states(world.secret, world.tables, state.tables, calls_of(log), state.summary, audit(log), judge)
+    result = judge_states(world.secret, world.tables, state.tables, calls_of(log), state.summary, audit(log), judge,
+                          told_at(log))
     invalid = sum(1 for e in log if e.kind == "invalid_action")
     ended = {"terminated": state.terminated, "truncated": state.truncated,
              "why": next((e.payload["why"] for e in log if e.kind == "episode_ended"), None)}  # fmt: skip

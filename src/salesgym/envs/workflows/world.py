@@ -28,6 +28,7 @@ class Fact:
     requires: tuple[Mapping[str, Any], ...] = ()  # conditions that must hold before it is told (simulator.py)
     hint: str = ""  # the answer while a condition does not hold
     holder: str = "requester"  # who knows it: the requester or a scripted message's sender
+    uses: str | None = None  # jq over a write's arguments: it uses the fact (besides holding its value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +72,8 @@ class Secret:
             "changes": [dict(c) for c in self.changes],
             "forbidden": [dict(f) for f in self.forbidden],
             "facts": [{"key": f.key, "keywords": list(f.keywords), "value": f.value, "param": f.param,
-                       "requires": [dict(c) for c in f.requires], "hint": f.hint, "holder": f.holder}
+                       "requires": [dict(c) for c in f.requires], "hint": f.hint, "holder": f.holder,
+                       "uses": f.uses}
                       for f in self.facts],
             "persona": self.persona,
             "solution": [dict(a) for a in self.solution],
@@ -92,6 +94,7 @@ class WorkflowsWorld:
     secret: Secret
     provenance: Mapping[str, str]  # "table/key" -> generator, seed and the part of the population it came from
     tape: tuple[Scheduled, ...] = ()
+    pack: str = ""  # the template pack's directory ("": the package's own templates)
 
     @property
     def tier(self) -> int:
@@ -104,4 +107,4 @@ class WorkflowsWorld:
     def hidden(self) -> dict[str, Any]:
         return {**self.public(), "instance": self.secret.to_dict(),
                 "tables": {name: list(rows.values()) for name, rows in self.tables.items()},
-                "provenance": dict(self.provenance)}  # fmt: skip
+                "provenance": dict(self.provenance), **({"pack": self.pack} if self.pack else {})}  # fmt: skip

@@ -199,7 +199,8 @@ def prospect_create(ctx: Ctx, a: ProspectCreateArgs) -> ToolOutcome:
     given = a.attrs.model_dump(exclude_none=True)
     attributes = {"emails": [], "firstName": "", "lastName": "", "title": "", "company": "", "tags": [],
                   **given, "optedOut": False, "createdAt": at, "updatedAt": at}  # fmt: skip
-    record = resource("prospect", n, attributes, account=ref("account", a.accountId), owner=ref("user", a.ownerId))
+    record = resource("prospect", int(key), attributes, account=ref("account", a.accountId),
+                      owner=ref("user", a.ownerId))
     return done({"data": create(ctx, "sequencer.prospects", key, record, n)})
 
 
@@ -234,7 +235,7 @@ def account_create(ctx: Ctx, a: AccountCreateArgs) -> ToolOutcome:
         raise ToolError(f"422 Unprocessable Entity: an account with domain {quote(a.domain)} already exists")
     key, n = next_key(ctx, "sequencer.accounts")
     at = now_iso(ctx)
-    record = resource("account", n, {"name": a.name, "domain": a.domain, "industry": a.industry,
+    record = resource("account", int(key), {"name": a.name, "domain": a.domain, "industry": a.industry,
                                      "numberOfEmployees": None, "createdAt": at, "updatedAt": at})  # fmt: skip
     return done({"data": create(ctx, "sequencer.accounts", key, record, n)})
 
@@ -293,7 +294,7 @@ def add_prospects(ctx: Ctx, a: AddArgs) -> ToolOutcome:
     created = []
     for pid in eligible:
         key, n = next_key(ctx, "sequencer.sequence_states")
-        record = resource("sequenceState", n, {"state": "active", "createdAt": at, "activeAt": at,
+        record = resource("sequenceState", int(key), {"state": "active", "createdAt": at, "activeAt": at,
                                                "finishedAt": None, "repliedAt": None, "pauseReason": None,
                                                "errorReason": None},
                           prospect=ref("prospect", pid), sequence=ref("sequence", seq["id"]),
@@ -333,7 +334,7 @@ def task_create(ctx: Ctx, a: TaskArgs) -> ToolOutcome:
     if parse_iso(a.dueAt) is None:
         raise ToolError("422 Unprocessable Entity: dueAt must be an ISO 8601 time")
     key, n = next_key(ctx, "sequencer.tasks")
-    record = resource("task", n, {"action": a.action, "state": "incomplete", "dueAt": a.dueAt, "note": a.note,
+    record = resource("task", int(key), {"action": a.action, "state": "incomplete", "dueAt": a.dueAt, "note": a.note,
                                   "taskType": "manual", "createdAt": now_iso(ctx)},
                       prospect=ref("prospect", prospect["id"]), owner=prospect["relationships"]["owner"])
     return done({"data": create(ctx, "sequencer.tasks", key, record, n)})

@@ -16,7 +16,6 @@ from salesgym.envs.workflows.apps import crm, scheduler
 from salesgym.envs.workflows.contract import iso, parse_iso
 from salesgym.envs.workflows.population import (
     COMPANIES,
-    RENEWAL_PIPELINE,
     TITLES,
     TLDS,
     Builder,
@@ -33,9 +32,12 @@ from salesgym.envs.workflows.population import (
     user_for_owner,
 )
 
-TIMEZONES = ("Europe/Berlin", "America/New_York", "America/Toronto", "Asia/Singapore", "Europe/London")
-SEQUENCE_IDS = {"Webinar Follow-up": 1, "SQL Outbound": 2, "Exec Intro": 3, "Win-back": 4}
-EVENT_TYPE = {"demo": "ET0001", "discovery": "ET0002", "deep-dive": "ET0003"}
+# an invitee's time zone: where it is a hidden fact, a guess of the likeliest is right 1 time in 24
+TIMEZONES = ("Europe/Berlin", "America/New_York", "America/Toronto", "Asia/Singapore", "Europe/London",
+             "Europe/Paris", "Europe/Madrid", "Europe/Rome", "Europe/Amsterdam", "Europe/Stockholm", "Europe/Warsaw",
+             "Europe/Dublin", "Europe/Lisbon", "Europe/Zurich", "America/Los_Angeles", "America/Denver",
+             "America/Sao_Paulo", "America/Mexico_City", "Asia/Tokyo", "Asia/Kolkata", "Asia/Dubai",
+             "Asia/Hong_Kong", "Australia/Melbourne", "Pacific/Auckland")  # fmt: skip
 
 
 # --- shared helpers ---------------------------------------------------------------------------------------------
@@ -91,7 +93,7 @@ def earliest(b: Builder, event_type: str, after: datetime, before: datetime | No
                 s, e = parse_iso(r["start_time"]), parse_iso(r["end_time"])
                 assert s is not None and e is not None
                 busy.append((s, e))
-    et = b.rows("scheduler.event_types")[EVENT_TYPE[event_type]]
+    et = b.rows("scheduler.event_types")[b.event_types[event_type]]
     end, window = before or after + timedelta(days=7), after
     while window < end:  # a day at a time: the first day with an open slot holds the earliest (none spans midnight)
         found = scheduler.open_slots(busy, et["duration"], window, min(window + timedelta(days=1), end), b.start)
@@ -102,7 +104,7 @@ def earliest(b: Builder, event_type: str, after: datetime, before: datetime | No
 
 
 def add_booking(b: Builder, event_type: str, start: datetime, name: str, email: str, tz: str) -> dict[str, Any]:
-    et = b.rows("scheduler.event_types")[EVENT_TYPE[event_type]]
+    et = b.rows("scheduler.event_types")[b.event_types[event_type]]
     host = next(iter(b.rows("scheduler.users").values()))["uri"]
     key, _ = b.key("scheduler.scheduled_events")
     event = b.put("scheduler.scheduled_events", key,
@@ -153,7 +155,8 @@ def dedupe_inbound(b: Builder, rng: Dice) -> dict[str, Any]:
 def renewal_negotiation(b: Builder, rng: Dice) -> dict[str, Any]:
     ckey, comp = company(b, rng)
     name = comp["properties"]["name"]
-    deal = add_deal(b, ckey, comp, f"{name} - renewal {b.anchor[:4]}", RENEWAL_PIPELINE, "7430022", amount(rng))
+    deal = add_deal(b, ckey, comp, f"{name} - renewal {b.anchor[:4]}", b.renewal["pipeline"], b.renewal["due"],
+                    amount(rng))
     return {"deal_id": deal, "company": name, "amount": amount(rng)}
 
 
@@ -178,7 +181,7 @@ def earliest_demo(b: Builder, rng: Dice) -> dict[str, Any]:
     first, last = b.person(rng)
     return {"invitee_name": f"{first} {last}", "invitee_email": f"{first.lower()}.{last.lower()}@example.org",
             "tz": rng.choice(TIMEZONES), "after": iso(day)[:10], "start": earliest(b, "demo", day),
-            "event_type": f"{scheduler.API}/event_types/{EVENT_TYPE['demo']}"}  # fmt: skip
+            "event_type": f"{scheduler.API}/event_types/{b.event_types['demo']}"}  # fmt: skip
 
 
 def reschedule(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -191,13 +194,13 @@ def reschedule(b: Builder, rng: Dice) -> dict[str, Any]:
     return {"invitee_name": name, "invitee_email": email, "tz": tz, "old_uuid": scheduler.uuid_of(old["uri"]),
             "old_start": old["start_time"], "day": iso(day2)[:10],
             "start": earliest(b, "discovery", day2, day2 + timedelta(days=1)),
-            "event_type": f"{scheduler.API}/event_types/{EVENT_TYPE['discovery']}"}  # fmt: skip
+            "event_type": f"{scheduler.API}/event_types/{b.event_types['discovery']}"}  # fmt: skip
 
 
 def deep_dive_link(b: Builder, rng: Dice) -> dict[str, Any]:
     first, last = b.person(rng)
     return {"invitee_name": f"{first} {last}",
-            "event_type": f"{scheduler.API}/event_types/{EVENT_TYPE['deep-dive']}"}  # fmt: skip
+            "event_type": f"{scheduler.API}/event_types/{b.event_types['deep-dive']}"}  # fmt: skip
 
 
 # --- sequencer --------------------------------------------------------------------------------------------------
@@ -213,9 +216,9 @@ def webinar_followup(b: Builder, rng: Dice) -> dict[str, Any]:
         made.append(add_prospect(b, {**contact["properties"], "hubspot_owner_id": owner_id}, account, [tag])["id"])
     opted, repeat = made[3], made[4]
     b.rows("sequencer.prospects")[str(opted)]["attributes"]["optedOut"] = True
-    add_state(b, repeat, SEQUENCE_IDS["Webinar Follow-up"], "finished", b.anchor)
+    add_state(b, repeat, b.sequence_ids["Webinar Follow-up"], "finished", b.anchor)
     return {"tag": tag, "eligible": made[:3], "opted_out": opted, "repeat": repeat,
-            "sequence_id": SEQUENCE_IDS["Webinar Follow-up"], "mailbox": mailbox_of(b, owner_id),
+            "sequence_id": b.sequence_ids["Webinar Follow-up"], "mailbox": mailbox_of(b, owner_id),
             "owner": owner_name(b, owner_id)}  # fmt: skip
 
 
@@ -289,7 +292,7 @@ def sql_handoff(b: Builder, rng: Dice) -> dict[str, Any]:
                        "mailbox": mailbox_of(b, p["hubspot_owner_id"]),
                        "user": user_for_owner(b, p["hubspot_owner_id"])})  # fmt: skip
     return {"people": people, "contact_ids": [x["contact_id"] for x in people], "emails": [x["email"] for x in people],
-            "sequence_id": SEQUENCE_IDS["SQL Outbound"], "new_account_id": len(b.rows("sequencer.accounts")) + 1,
+            "sequence_id": b.sequence_ids["SQL Outbound"], "new_account_id": int(b.next_id("sequencer.accounts")),
             "name1": people[0]["name"], "name2": people[1]["name"]}  # fmt: skip
 
 
@@ -299,7 +302,7 @@ def inbound_deep_dive(b: Builder, rng: Dice) -> dict[str, Any]:
     day = business_day(b, rng)
     return {"contact_id": key, **person_params("contact", contact), "after": iso(day)[:10],
             "start": earliest(b, "deep-dive", day), "tz": rng.choice(TIMEZONES),
-            "event_type": f"{scheduler.API}/event_types/{EVENT_TYPE['deep-dive']}"}  # fmt: skip
+            "event_type": f"{scheduler.API}/event_types/{b.event_types['deep-dive']}"}  # fmt: skip
 
 
 # --- three and four apps ----------------------------------------------------------------------------------------
@@ -310,7 +313,7 @@ def abm_outreach(b: Builder, rng: Dice) -> dict[str, Any]:
     account = account_for(b, params["company"])
     assert account is not None
     return {**params, "account_id": account["id"], "mailbox": mailbox_of(b, owner_id),
-            "owner": owner_name(b, owner_id), "owner_id": owner_id, "sequence_id": SEQUENCE_IDS["Exec Intro"],
+            "owner": owner_name(b, owner_id), "owner_id": owner_id, "sequence_id": b.sequence_ids["Exec Intro"],
             "user": user_for_owner(b, owner_id)}  # fmt: skip
 
 
@@ -321,9 +324,9 @@ def positive_reply(b: Builder, rng: Dice) -> dict[str, Any]:
     key, contact = add_contact(b, rng, comp, ckey, lifecycle="salesqualifiedlead", lead_status="ATTEMPTED_TO_CONTACT")
     p = contact["properties"]
     prospect = add_prospect(b, p, account, ["webinar"])
-    state = add_state(b, prospect["id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor, replied=b.anchor)
-    mkey, n = b.key("sequencer.mailings")
-    b.put("sequencer.mailings", mkey, {"type": "mailing", "id": n, "attributes": {"mailingType": "sequence",
+    state = add_state(b, prospect["id"], b.sequence_ids["Webinar Follow-up"], "active", b.anchor, replied=b.anchor)
+    mkey, _ = b.key("sequencer.mailings")
+    b.put("sequencer.mailings", mkey, {"type": "mailing", "id": int(mkey), "attributes": {"mailingType": "sequence",
           "state": "replied", "subject": "Re: following up on the webinar", "bodyText":
           "Thanks - yes, this looks relevant. Happy to set up a call.", "repliedAt": b.anchor},
           "relationships": {"prospect": {"data": {"type": "prospect", "id": prospect["id"]}}}}, "fixture")
@@ -336,7 +339,7 @@ def positive_reply(b: Builder, rng: Dice) -> dict[str, Any]:
             "end": iso(start_dt + timedelta(minutes=30)), "prep_due": iso(start_dt - timedelta(days=1))[:10],
             "prep_due_time": iso((start_dt - timedelta(days=1)).replace(hour=9, minute=0)),
             "tz": rng.choice(TIMEZONES), "owner_int": int(p["hubspot_owner_id"]),
-            "event_type": f"{scheduler.API}/event_types/{EVENT_TYPE['discovery']}"}  # fmt: skip
+            "event_type": f"{scheduler.API}/event_types/{b.event_types['discovery']}"}  # fmt: skip
 
 
 def dormant_winback(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -367,7 +370,7 @@ def dormant_winback(b: Builder, rng: Dice) -> dict[str, Any]:
             "left_title": moves[left[0]]["jobtitle"], "left_prospect": moves[left[0]]["prospect"],
             "stayed_prospects": [s["prospect"] for s in stayed],
             "contact_ids": [left[0], *(s["contact_id"] for s in stayed)],
-            "sequence_id": SEQUENCE_IDS["Win-back"], "mailbox": mailbox_of(b, owner_id),
+            "sequence_id": b.sequence_ids["Win-back"], "mailbox": mailbox_of(b, owner_id),
             "owner": owner_name(b, owner_id)}  # fmt: skip
 
 
@@ -388,9 +391,9 @@ def new_exec(b: Builder, rng: Dice) -> dict[str, Any]:
             "email": f"{lead['firstName'].lower()}.{lead['lastName'].lower()}@{domain}", "account_id": account["id"],
             "owner_id": owner_id, "owner_int": int(owner_id), "owner": owner_name(b, owner_id),
             "user": user_for_owner(b, owner_id), "mailbox": mailbox_of(b, owner_id),
-            "sequence_id": SEQUENCE_IDS["Exec Intro"], "after": iso(day)[:10], "start": start,
+            "sequence_id": b.sequence_ids["Exec Intro"], "after": iso(day)[:10], "start": start,
             "end": iso(start_dt + timedelta(minutes=30)), "tz": rng.choice(TIMEZONES),
-            "event_type": f"{scheduler.API}/event_types/{EVENT_TYPE['demo']}"}  # fmt: skip
+            "event_type": f"{scheduler.API}/event_types/{b.event_types['demo']}"}  # fmt: skip
 
 
 def inbound_enterprise(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -408,6 +411,6 @@ def inbound_enterprise(b: Builder, rng: Dice) -> dict[str, Any]:
     return {"contact_id": key, **person_params("contact", contact), "first": p["firstname"], "last": p["lastname"],
             "company": p["company"], "title": lead["title"], "account_id": account["id"],
             "user": user_for_owner(b, owner_id), "mailbox": mailbox_of(b, owner_id), "owner_int": int(owner_id),
-            "sequence_id": SEQUENCE_IDS["SQL Outbound"], "after": iso(day)[:10], "start": start,
+            "sequence_id": b.sequence_ids["SQL Outbound"], "after": iso(day)[:10], "start": start,
             "end": iso(start_dt + timedelta(minutes=30)), "tz": rng.choice(TIMEZONES),
-            "event_type": f"{scheduler.API}/event_types/{EVENT_TYPE['demo']}"}  # fmt: skip
+            "event_type": f"{scheduler.API}/event_types/{b.event_types['demo']}"}  # fmt: skip

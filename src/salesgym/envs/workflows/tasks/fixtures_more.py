@@ -15,7 +15,6 @@ from salesgym.envs.workflows.apps import scheduler
 from salesgym.envs.workflows.contract import iso, parse_iso
 from salesgym.envs.workflows.population import (
     COMPANIES,
-    RENEWAL_PIPELINE,
     TITLES,
     TLDS,
     Builder,
@@ -32,8 +31,6 @@ from salesgym.envs.workflows.population import (
     user_for_owner,
 )
 from salesgym.envs.workflows.tasks.fixtures import (
-    EVENT_TYPE,
-    SEQUENCE_IDS,
     TIMEZONES,
     add_booking,
     amount,
@@ -47,13 +44,23 @@ from salesgym.envs.workflows.tasks.fixtures import (
     person_params,
 )
 
+# a closed-lost deal's reason (a hidden fact): twenty, so the likeliest guess is right 1 time in 20
 LOSS_REASONS = ("chose a competitor on price", "budget frozen until next fiscal year",
-                "no executive sponsor after the reorganisation", "built it in-house instead")  # fmt: skip
+                "no executive sponsor after the reorganisation", "built it in-house instead",
+                "security review failed on data residency", "the project was cancelled after a merger",
+                "went with their incumbent vendor's bundle", "could not prove the ROI to finance",
+                "the champion left the company", "procurement required an on-premise option",
+                "timing: they paused all new tools this year", "integration with their ERP was missing",
+                "legal would not accept our liability terms", "chose a cheaper point solution",
+                "the pilot team was too small to show results", "headcount cuts removed the buying team",
+                "their board froze all software spend", "a reseller offered them a bundled deal",
+                "the renewal of their current contract locked them in",
+                "implementation would take too long")  # fmt: skip
 
 
 # --- shared helpers ---------------------------------------------------------------------------------------------
-def et_uri(kind: str) -> str:
-    return f"{scheduler.API}/event_types/{EVENT_TYPE[kind]}"
+def et_uri(b: Builder, kind: str) -> str:
+    return f"{scheduler.API}/event_types/{b.event_types[kind]}"
 
 
 def past_start(b: Builder, rng: Dice) -> datetime:
@@ -72,9 +79,9 @@ def end_of(start: str, minutes: int) -> str:
 
 
 def add_mailing(b: Builder, prospect: int, state: str, subject: str, body: str) -> None:
-    key, n = b.key("sequencer.mailings")
+    key, _ = b.key("sequencer.mailings")
     at = b.anchor if state == "replied" else None
-    b.put("sequencer.mailings", key, {"type": "mailing", "id": n, "attributes": {
+    b.put("sequencer.mailings", key, {"type": "mailing", "id": int(key), "attributes": {
         "mailingType": "sequence", "state": state, "subject": subject, "bodyText": body, "repliedAt": at},
         "relationships": {"prospect": {"data": {"type": "prospect", "id": prospect}}}}, "fixture")  # fmt: skip
 
@@ -143,7 +150,7 @@ def open_renewal(b: Builder, rng: Dice) -> dict[str, Any]:
     year = int(b.anchor[:4]) + 1
     return {"company": name, "company_id": ckey, "won_id": won, "deal_name": f"{name} - renewal {year}",
             "amount": amount(rng), "close_date": iso(b.start + timedelta(days=35))[:10],
-            "owner_id": comp["properties"]["hubspot_owner_id"], "pipeline": RENEWAL_PIPELINE}  # fmt: skip
+            "owner_id": comp["properties"]["hubspot_owner_id"], "pipeline": b.renewal["pipeline"]}  # fmt: skip
 
 
 def mql_promote(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -172,7 +179,7 @@ def no_show_rebook(b: Builder, rng: Dice) -> dict[str, Any]:
     day = business_day(b, rng, 1, 5)
     return {"invitee_name": name, "invitee_email": email, "tz": tz, "old_day": old["start_time"][:10],
             "old_uri": old["uri"], "old_invitee": invitee["uri"], "old_invitee_id": ikey, "after": iso(day)[:10],
-            "start": earliest(b, "demo", day), "event_type": et_uri("demo")}  # fmt: skip
+            "start": earliest(b, "demo", day), "event_type": et_uri(b, "demo")}  # fmt: skip
 
 
 def double_booking(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -195,7 +202,7 @@ def deep_dive_length(b: Builder, rng: Dice) -> dict[str, Any]:
     first, last = b.person(rng)
     return {"invitee_name": f"{first} {last}", "invitee_email": f"{first.lower()}.{last.lower()}@example.com",
             "tz": rng.choice(TIMEZONES), "after": iso(day)[:10], "gap": iso(short),
-            "start": earliest(b, "deep-dive", day), "event_type": et_uri("deep-dive")}  # fmt: skip
+            "start": earliest(b, "deep-dive", day), "event_type": et_uri(b, "deep-dive")}  # fmt: skip
 
 
 # --- tier 1: sequencer ------------------------------------------------------------------------------------------
@@ -204,7 +211,7 @@ def finish_replied(b: Builder, rng: Dice) -> dict[str, Any]:
     replied, quiet = [], []
     for i in range(4):
         _, _, prospect = contact_prospect(b, rng, comp, ckey, account, ["sql"])
-        state = add_state(b, prospect["id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)
+        state = add_state(b, prospect["id"], b.sequence_ids["SQL Outbound"], "active", b.anchor)
         if i < 2:
             add_mailing(b, prospect["id"], "replied", "Re: quick question", rng.choice((
                 "Thanks, we are looking at this now - let's talk.", "Please take me off this, not relevant.")))
@@ -221,10 +228,10 @@ def exclusive_nurture(b: Builder, rng: Dice) -> dict[str, Any]:
     tag = f"ent-{b.anchor[5:7]}{b.anchor[8:10]}"
     made = [contact_prospect(b, rng, comp, ckey, account, [tag])[2]["id"] for _ in range(4)]
     busy, opted = made[2], made[3]
-    add_state(b, busy, SEQUENCE_IDS["Win-back"], "active", b.anchor)
+    add_state(b, busy, b.sequence_ids["Win-back"], "active", b.anchor)
     b.rows("sequencer.prospects")[str(opted)]["attributes"]["optedOut"] = True
-    return {"tag": tag, "eligible": made[:2], "busy": busy, "opted_out": opted, "sequence_id": 6,
-            **owner_params(b, owner_id)}
+    return {"tag": tag, "eligible": made[:2], "busy": busy, "opted_out": opted,
+            "sequence_id": b.sequence_ids["Enterprise Nurture"], **owner_params(b, owner_id)}
 
 
 def optout_call_tasks(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -236,7 +243,7 @@ def optout_call_tasks(b: Builder, rng: Dice) -> dict[str, Any]:
     due = business_day(b, rng, 1, 4)
     return {"tag": tag, "eligible": [p["id"] for p in made if p is not opted], "opted_out": opted["id"],
             "opted_name": f"{opted['attributes']['firstName']} {opted['attributes']['lastName']}",
-            "due": iso(due)[:10], "due_time": iso(due.replace(hour=10)), "sequence_id": SEQUENCE_IDS["Exec Intro"],
+            "due": iso(due)[:10], "due_time": iso(due.replace(hour=10)), "sequence_id": b.sequence_ids["Exec Intro"],
             **owner_params(b, owner_id)}  # fmt: skip
 
 
@@ -358,9 +365,9 @@ def won_stop_outreach(b: Builder, rng: Dice) -> dict[str, Any]:
         key, _, prospect = contact_prospect(b, rng, comp, ckey, account, ["deal"], lifecycle="opportunity")
         associate_crm(b, "deals", deal, "contacts", key, 3)
         contacts.append(key)
-        states.append(add_state(b, prospect["id"], SEQUENCE_IDS[seq], "active", b.anchor)["id"])
+        states.append(add_state(b, prospect["id"], b.sequence_ids[seq], "active", b.anchor)["id"])
     _, _, bystander = contact_prospect(b, rng, comp, ckey, account, ["deal"], lifecycle="lead")  # not on the deal
-    other = add_state(b, bystander["id"], SEQUENCE_IDS["Exec Intro"], "active", b.anchor)["id"]
+    other = add_state(b, bystander["id"], b.sequence_ids["Exec Intro"], "active", b.anchor)["id"]
     return {"company": name, "deal_id": deal, "contact_ids": contacts, "states": states, "other_state": other,
             "state_keys": [str(s) for s in states],
             "updates": [{"id": k, "properties": {"lifecyclestage": "customer"}} for k in contacts]}  # fmt: skip
@@ -372,7 +379,7 @@ def existing_prospect(b: Builder, rng: Dice) -> dict[str, Any]:
     p = contact["properties"]
     prospect = add_prospect(b, {**p, "email": p["email"].upper()}, account, ["q1-import"])  # another spelling
     return {"contact_id": key, **person_params("contact", contact), "prospect_id": prospect["id"],
-            "sequence_id": SEQUENCE_IDS["Exec Intro"], **owner_params(b, owner_id)}  # fmt: skip
+            "sequence_id": b.sequence_ids["Exec Intro"], **owner_params(b, owner_id)}  # fmt: skip
 
 
 def no_show_followup(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -423,7 +430,7 @@ def changed_jobs_sequence(b: Builder, rng: Dice) -> dict[str, Any]:
     people = [{"lead_id": t["lead_id"], "first": t["firstName"], "last": t["lastName"], "title": t["title"],
                "email": lead_email(t, domain)} for t in targets]  # fmt: skip
     return {"company": name, "domain": domain, "account_id": account["id"], "people": people,
-            "emails": sorted(x["email"] for x in people), "sequence_id": SEQUENCE_IDS["Exec Intro"],
+            "emails": sorted(x["email"] for x in people), "sequence_id": b.sequence_ids["Exec Intro"],
             **owner_params(b, comp["properties"]["hubspot_owner_id"])}  # fmt: skip
 
 
@@ -432,7 +439,7 @@ def inmail_link(b: Builder, rng: Dice) -> dict[str, Any]:
     lead = add_lead(b, rng, b.person(rng), comp["properties"]["name"], function="Engineering", level=2, degree=1,
                     open_profile=False)
     return {"company": comp["properties"]["name"], "name": f"{lead['firstName']} {lead['lastName']}",
-            "lead_id": lead["lead_id"], "urn": lead["urn"], "event_type": et_uri("deep-dive"),
+            "lead_id": lead["lead_id"], "urn": lead["urn"], "event_type": et_uri(b, "deep-dive"),
             "credits": b.rows("prospecting.credits")["inmail"]["available"]}  # fmt: skip
 
 
@@ -444,13 +451,13 @@ def reply_reschedule(b: Builder, rng: Dice) -> dict[str, Any]:
     old = add_booking(b, "discovery", free_start(b, "discovery", business_day(b, rng, 1, 3)),
                       f"{p['firstname']} {p['lastname']}", p["email"], tz)
     day = business_day(b, rng, 6, 10)
-    add_state(b, prospect["id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)
+    add_state(b, prospect["id"], b.sequence_ids["Webinar Follow-up"], "active", b.anchor)
     add_mailing(b, prospect["id"], "replied", "Re: our discovery call",
                 f"Something came up - could we move our discovery call to {day.strftime('%A %d %B %Y')}? "
                 "Any time that day works.")
     return {**person_params("contact", contact), "tz": tz, "old_id": scheduler.uuid_of(old["uri"]),
             "old_invitee": invitee_of(b, old)[0], "day": iso(day)[:10],
-            "start": earliest(b, "discovery", day, day + timedelta(days=1)), "event_type": et_uri("discovery")}
+            "start": earliest(b, "discovery", day, day + timedelta(days=1)), "event_type": et_uri(b, "discovery")}
 
 
 def booked_finish(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -458,7 +465,7 @@ def booked_finish(b: Builder, rng: Dice) -> dict[str, Any]:
     booked, others = [], []
     for i in range(3):
         _, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["sql"])
-        state = add_state(b, prospect["id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+        state = add_state(b, prospect["id"], b.sequence_ids["SQL Outbound"], "active", b.anchor)["id"]
         p = contact["properties"]
         if i == 2:
             others.append(state)
@@ -471,7 +478,7 @@ def booked_finish(b: Builder, rng: Dice) -> dict[str, Any]:
                     p["email"], "UTC")
         booked.append(state)
     _, _, quiet = contact_prospect(b, rng, comp, ckey, account, ["sql"])
-    others.append(add_state(b, quiet["id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"])
+    others.append(add_state(b, quiet["id"], b.sequence_ids["SQL Outbound"], "active", b.anchor)["id"])
     return {"company": comp["properties"]["name"], "account_id": account["id"], "booked": booked, "others": others,
             "booked_keys": [str(s) for s in booked]}  # fmt: skip
 
@@ -487,7 +494,7 @@ def deal_presentation(b: Builder, rng: Dice) -> dict[str, Any]:
     p = contact["properties"]
     return {"deal_id": deal, "company": name, "contact_id": key, **person_params("contact", contact),
             "after": iso(day)[:10], "start": start, "end": end_of(start, 60), "tz": rng.choice(TIMEZONES),
-            "owner_int": int(p["hubspot_owner_id"]), "event_type": et_uri("deep-dive")}  # fmt: skip
+            "owner_int": int(p["hubspot_owner_id"]), "event_type": et_uri(b, "deep-dive")}  # fmt: skip
 
 
 # --- tier 3 -----------------------------------------------------------------------------------------------------
@@ -513,7 +520,7 @@ def list_to_sequence(b: Builder, rng: Dice) -> dict[str, Any]:
     new = [x for x in people if x is not known]
     return {"company": name, "company_id": ckey, "domain": domain, "list_id": key, "list_name": list_name,
             "people": people, "emails": [x["email"] for x in people], "known_id": known_id, "new": new,
-            "account_id": account["id"], "sequence_id": SEQUENCE_IDS["Exec Intro"], **owner_params(b, owner_id)}
+            "account_id": account["id"], "sequence_id": b.sequence_ids["Exec Intro"], **owner_params(b, owner_id)}
 
 
 def champion_left(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -534,26 +541,26 @@ def champion_left(b: Builder, rng: Dice) -> dict[str, Any]:
             **person_params("champ", champ), "old_title": old_title, "new_company": new_company_name,
             "new_title": new_title, "successor": _person_row(successor, domain),
             "successor_email": lead_email(successor, domain), "account_id": account["id"],
-            "sequence_id": SEQUENCE_IDS["Exec Intro"], **owner_params(b, owner_id)}  # fmt: skip
+            "sequence_id": b.sequence_ids["Exec Intro"], **owner_params(b, owner_id)}  # fmt: skip
 
 
 def no_show_winback(b: Builder, rng: Dice) -> dict[str, Any]:
     ckey, comp, account, owner_id = account_scene(b, rng)
     key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["sql"], lifecycle="salesqualifiedlead",
                                               lead_status="CONNECTED")
-    add_state(b, prospect["id"], SEQUENCE_IDS["SQL Outbound"], "finished", b.anchor)
+    add_state(b, prospect["id"], b.sequence_ids["SQL Outbound"], "finished", b.anchor)
     p = contact["properties"]
     event = add_booking(b, "demo", past_start(b, rng), f"{p['firstname']} {p['lastname']}", p["email"], "UTC")
     ikey, invitee = invitee_of(b, event)
     return {"contact_id": key, **person_params("contact", contact), "prospect_id": prospect["id"],
-            "invitee": invitee["uri"], "invitee_id": ikey, "sql_id": SEQUENCE_IDS["SQL Outbound"],
-            "sequence_id": SEQUENCE_IDS["Win-back"], **owner_params(b, owner_id)}  # fmt: skip
+            "invitee": invitee["uri"], "invitee_id": ikey, "sql_id": b.sequence_ids["SQL Outbound"],
+            "sequence_id": b.sequence_ids["Win-back"], **owner_params(b, owner_id)}  # fmt: skip
 
 
 def booked_opportunity(b: Builder, rng: Dice) -> dict[str, Any]:
     ckey, comp, account, owner_id = account_scene(b, rng)
     key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["sql"], lifecycle="salesqualifiedlead")
-    state = add_state(b, prospect["id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)
+    state = add_state(b, prospect["id"], b.sequence_ids["SQL Outbound"], "active", b.anchor)
     p = contact["properties"]
     event = add_booking(b, "demo", free_start(b, "demo", business_day(b, rng, 1, 4)),
                         f"{p['firstname']} {p['lastname']}", p["email"], rng.choice(TIMEZONES))
@@ -568,7 +575,7 @@ def not_interested(b: Builder, rng: Dice) -> dict[str, Any]:
     name = comp["properties"]["name"]
     key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["exec"], lifecycle="opportunity",
                                               lead_status="IN_PROGRESS")
-    state = add_state(b, prospect["id"], SEQUENCE_IDS["Exec Intro"], "active", b.anchor)
+    state = add_state(b, prospect["id"], b.sequence_ids["Exec Intro"], "active", b.anchor)
     add_mailing(b, prospect["id"], "replied", "Re: introduction", "Thanks, but we are not interested after all. "
                 "Please cancel our call and close this out.")
     p = contact["properties"]
@@ -585,10 +592,10 @@ def mql_fasttrack(b: Builder, rng: Dice) -> dict[str, Any]:
     ckey, comp, account, _ = account_scene(b, rng)
     key, contact, prospect = contact_prospect(b, rng, comp, ckey, account, ["webinar"],
                                               lifecycle="marketingqualifiedlead", lead_status="NEW")
-    state = add_state(b, prospect["id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)
+    state = add_state(b, prospect["id"], b.sequence_ids["Webinar Follow-up"], "active", b.anchor)
     day = business_day(b, rng)
     return {"contact_id": key, **person_params("contact", contact), "state_id": state["id"], "after": iso(day)[:10],
-            "start": earliest(b, "demo", day), "tz": rng.choice(TIMEZONES), "event_type": et_uri("demo")}
+            "start": earliest(b, "demo", day), "tz": rng.choice(TIMEZONES), "event_type": et_uri(b, "demo")}
 
 
 def inbound_seniority(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -602,7 +609,7 @@ def inbound_seniority(b: Builder, rng: Dice) -> dict[str, Any]:
     day = business_day(b, rng)
     return {"contact_id": key, **person_params("contact", contact), "first": p["firstname"], "last": p["lastname"],
             "company": p["company"], "title": lead["title"], "senior": level >= 2, "after": iso(day)[:10],
-            "start": earliest(b, kind, day), "tz": rng.choice(TIMEZONES), "event_type": et_uri(kind),
+            "start": earliest(b, kind, day), "tz": rng.choice(TIMEZONES), "event_type": et_uri(b, kind),
             "event_name": "Technical Deep Dive" if level >= 2 else "30 Minute Demo"}  # fmt: skip
 
 
@@ -613,7 +620,7 @@ def exec_link(b: Builder, rng: Dice) -> dict[str, Any]:
     lead = add_lead(b, rng, (p["firstname"], p["lastname"]), p["company"], title=p["jobtitle"], degree=3,
                     open_profile=True)
     return {"contact_id": key, **person_params("contact", contact), "company": p["company"],
-            "lead_id": lead["lead_id"], "urn": lead["urn"], "event_type": et_uri("demo"),
+            "lead_id": lead["lead_id"], "urn": lead["urn"], "event_type": et_uri(b, "demo"),
             "credits": b.rows("prospecting.credits")["inmail"]["available"],
             "owner_int": int(p["hubspot_owner_id"])}  # fmt: skip
 
@@ -624,8 +631,8 @@ def new_hire_link(b: Builder, rng: Dice) -> dict[str, Any]:
     lead = add_lead(b, rng, b.person(rng), name, function="Operations", level=3, changed_jobs=True, degree=1)
     return {"company": name, "domain": domain, **_person_row(lead, domain), "urn": lead["urn"],
             "name": f"{lead['firstName']} {lead['lastName']}", "account_id": account["id"],
-            "event_type": et_uri("discovery"), "credits": b.rows("prospecting.credits")["inmail"]["available"],
-            "sequence_id": SEQUENCE_IDS["Exec Intro"], **owner_params(b, owner_id)}  # fmt: skip
+            "event_type": et_uri(b, "discovery"), "credits": b.rows("prospecting.credits")["inmail"]["available"],
+            "sequence_id": b.sequence_ids["Exec Intro"], **owner_params(b, owner_id)}  # fmt: skip
 
 
 def enrich_optout(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -648,7 +655,7 @@ def enrich_optout(b: Builder, rng: Dice) -> dict[str, Any]:
             "updates": [{"id": k, "properties": {"jobtitle": v}} for k, v in titles.items()],
             "eligible": prospects, "opted_out": opted["prospect"], "opted_id": opted["contact_id"],
             "opted_name": opted["name"], "due": iso(due)[:10], "due_time": iso(due.replace(hour=9)),
-            "sequence_id": SEQUENCE_IDS["SQL Outbound"], **owner_params(b, owner_id)}  # fmt: skip
+            "sequence_id": b.sequence_ids["SQL Outbound"], **owner_params(b, owner_id)}  # fmt: skip
 
 
 def expansion_finance(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -668,7 +675,7 @@ def expansion_finance(b: Builder, rng: Dice) -> dict[str, Any]:
     known_prospect = add_prospect(b, known_contact["properties"], account, ["q1-import"])
     return {"company": name, "company_id": ckey, "domain": domain, "people": people,
             "emails": [x["email"] for x in people], "known_id": known_id, "known_prospect": known_prospect["id"],
-            "new": people[1:], "account_id": account["id"], "sequence_id": SEQUENCE_IDS["Exec Intro"],
+            "new": people[1:], "account_id": account["id"], "sequence_id": b.sequence_ids["Exec Intro"],
             **owner_params(b, owner_id)}  # fmt: skip
 
 
@@ -683,9 +690,9 @@ def locked_rep_handoff(b: Builder, rng: Dice) -> dict[str, Any]:
     return {"contact_id": key, **person_params("contact", contact), "first": p["firstname"], "last": p["lastname"],
             "company": p["company"], "account_id": account["id"], "owner": owner_name(b, owner_id),
             "backup": backup["owner"], "backup_id": backup_id, "backup_email": backup["owner_email"],
-            "user": backup["user"], "mailbox": backup["mailbox"], "sequence_id": SEQUENCE_IDS["SQL Outbound"],
+            "user": backup["user"], "mailbox": backup["mailbox"], "sequence_id": b.sequence_ids["SQL Outbound"],
             "after": iso(day)[:10], "start": earliest(b, "discovery", day), "tz": rng.choice(TIMEZONES),
-            "event_type": et_uri("discovery")}  # fmt: skip
+            "event_type": et_uri(b, "discovery")}  # fmt: skip
 
 
 # --- more single- and two-app scenes ----------------------------------------------------------------------------
@@ -732,7 +739,7 @@ def prospects_no_upsert(b: Builder, rng: Dice) -> dict[str, Any]:
     return {"company": comp["properties"]["name"], "account_id": account["id"], "people": people,
             "names": f"{names[0]}, {names[1]} and {names[2]}", "emails": [x["email"] for x in people],
             "existing": people[1]["existing"],
-            "sequence_id": SEQUENCE_IDS["SQL Outbound"], **owner_params(b, owner_id)}  # fmt: skip
+            "sequence_id": b.sequence_ids["SQL Outbound"], **owner_params(b, owner_id)}  # fmt: skip
 
 
 def bounced_cleanup(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -741,7 +748,7 @@ def bounced_cleanup(b: Builder, rng: Dice) -> dict[str, Any]:
     fine: list[dict[str, Any]] = []
     for i in range(3):
         key, _, prospect = contact_prospect(b, rng, comp, ckey, account, ["sql"])
-        state = add_state(b, prospect["id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+        state = add_state(b, prospect["id"], b.sequence_ids["SQL Outbound"], "active", b.anchor)["id"]
         add_mailing(b, prospect["id"], "bounced" if i < 2 else "opened", "Quick question",
                     "Hi - would a short call make sense?")
         (bounced if i < 2 else fine).append({"contact_id": key, "state": state})

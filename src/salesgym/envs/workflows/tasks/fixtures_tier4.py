@@ -18,7 +18,6 @@ from salesgym.envs.workflows.contract import iso, parse_iso
 from salesgym.envs.workflows.population import (
     COMPANIES,
     REGIONS,
-    RENEWAL_PIPELINE,
     TITLES,
     TLDS,
     Builder,
@@ -28,14 +27,13 @@ from salesgym.envs.workflows.population import (
     add_lead,
     add_prospect,
     add_prospecting_account,
+    add_rep,
     add_state,
     associate_crm,
     domain_of,
     user_for_owner,
 )
 from salesgym.envs.workflows.tasks.fixtures import (
-    EVENT_TYPE,
-    SEQUENCE_IDS,
     TIMEZONES,
     amount,
     business_day,
@@ -45,8 +43,16 @@ from salesgym.envs.workflows.tasks.fixtures import (
     owner_name,
 )
 
-EXCLUSIVE_SEQUENCE = 6  # "Enterprise Nurture": exclusive across all sequences
-DISABLED_SEQUENCE = 5  # "Cold Outbound Q1": not enabled
+EXCLUSIVE = "Enterprise Nurture"  # exclusive across all sequences
+DISABLED = "Cold Outbound Q1"  # not enabled
+COVER_TEAM = 10  # reps added to the population where a hidden fact names one of them
+# where a hidden fact names a sequence, half of these join the population
+PLAYBOOKS = ("Ops Leaders Intro", "Q2 Outbound", "Conference Follow-up", "Trial Nurture", "Partner Referral",
+             "Champion Intro", "Board Deck Follow-up", "Security Review Prep", "Pricing Page Visitors",
+             "Competitive Displacement", "Customer Story Share", "New Region Launch", "Analyst Report Follow-up",
+             "Webinar No-shows", "Expansion Plays", "Executive Briefing", "Roadshow Invite", "Product Launch",
+             "Renewal Save", "Integration Partners", "ROI Calculator", "Holiday Check-in", "Event Invite EMEA",
+             "Event Invite NA")  # fmt: skip
 EVENT_NAMES = {"demo": "30 Minute Demo", "discovery": "Discovery Call", "deep-dive": "Technical Deep Dive"}
 DURATION = {"demo": 30, "discovery": 30, "deep-dive": 60}
 SQL_STAGE = "salesqualifiedlead"
@@ -62,11 +68,11 @@ def slot(b: Builder, rng: Dice, kind: str = "demo", low: int = 3, high: int = 9,
     assert moment is not None
     return {f"{prefix}after": iso(day)[:10], f"{prefix}start": start,
             f"{prefix}end": iso(moment + timedelta(minutes=DURATION[kind])),
-            f"{prefix}event_type": event_type_uri(kind), f"{prefix}event_name": EVENT_NAMES[kind]}  # fmt: skip
+            f"{prefix}event_type": event_type_uri(b, kind), f"{prefix}event_name": EVENT_NAMES[kind]}  # fmt: skip
 
 
-def event_type_uri(kind: str) -> str:
-    return f"{scheduler.API}/event_types/{EVENT_TYPE[kind]}"
+def event_type_uri(b: Builder, kind: str) -> str:
+    return f"{scheduler.API}/event_types/{b.event_types[kind]}"
 
 
 def owner_params(b: Builder, owner_id: str, prefix: str = "") -> dict[str, Any]:
@@ -111,7 +117,7 @@ def scene(b: Builder, rng: Dice, *, kind: str = "demo", contact: bool = True, li
     if geography is not None:
         lead["geography"] = geography
     out: dict[str, Any] = {"company": props["name"], "company_id": ckey, "domain": props["domain"],
-                           "account_id": account["id"], "sequence_id": SEQUENCE_IDS.get(sequence),
+                           "account_id": account["id"], "sequence_id": b.sequence_ids.get(sequence),
                            "tz": rng.choice(TIMEZONES), **lead_params(lead, props["domain"]),
                            **owner_params(b, props["hubspot_owner_id"]), **slot(b, rng, kind)}  # fmt: skip
     out["contact_email"], out["contact_name"] = out["email"], out["name"]
@@ -155,7 +161,7 @@ def prospect_for(b: Builder, params: dict[str, Any], prefix: str = "", tags: tup
 def past_booking(b: Builder, kind: str, days_ago: int, hour: int, name: str, email: str, tz: str,
                  status: str = "active") -> dict[str, Any]:  # fmt: skip
     """A booking that has already started (before the sandbox's start), with its invitee."""
-    et = b.rows("scheduler.event_types")[EVENT_TYPE[kind]]
+    et = b.rows("scheduler.event_types")[b.event_types[kind]]
     host = next(iter(b.rows("scheduler.users").values()))["uri"]
     start = (b.start - timedelta(days=days_ago)).replace(hour=hour, minute=0)
     while start.weekday() >= 5:
@@ -175,7 +181,7 @@ def future_booking(b: Builder, rng: Dice, kind: str, name: str, email: str, tz: 
     day = business_day(b, rng, low, high)
     start = parse_iso(earliest(b, kind, day))
     assert start is not None
-    et = b.rows("scheduler.event_types")[EVENT_TYPE[kind]]
+    et = b.rows("scheduler.event_types")[b.event_types[kind]]
     host = next(iter(b.rows("scheduler.users").values()))["uri"]
     key, _ = b.key("scheduler.scheduled_events")
     event = b.put("scheduler.scheduled_events", key, scheduler.scheduled_event_record(key, et, start, host, b.anchor),
@@ -200,12 +206,13 @@ def save_member(b: Builder, list_id: str, lead_id: str) -> None:
 def add_sequence(b: Builder, name: str, steps: tuple[str, ...] = ("email",), *, duplicates: bool = False,
                  private_owner: int | None = None, exclusive: bool = False) -> int:  # fmt: skip
     """A sequence beside the population's: its ruleset may permit duplicates; private ones belong to a user."""
-    key, n = b.key("sequencer.sequences")
+    key, _ = b.key("sequencer.sequences")
+    n, first_user = int(key), int(next(iter(b.rows("sequencer.users"))))
     ruleset = {"permitDuplicateProspects": "allow" if duplicates else "disallow", "emailOptOutAction": "exclude",
                "sequenceExclusivity": "all_sequences" if exclusive else "none", "meetingBookedAction": "finish"}
     b.put("sequencer.sequences", key, sequencer.resource("sequence", n, {"name": name, "enabled": True, "locked": False,
           "sequenceType": "interval", "shareType": "private" if private_owner else "shared", "stepTypes": list(steps),
-          "ruleset": ruleset}, owner=sequencer.ref("user", private_owner or 1)), "fixture")  # fmt: skip
+          "ruleset": ruleset}, owner=sequencer.ref("user", private_owner or first_user)), "fixture")  # fmt: skip
     return n
 
 
@@ -223,8 +230,8 @@ def region_owner(b: Builder, region: int) -> str:
 
 
 def mailing(b: Builder, prospect_id: int, state: str, subject: str, body: str) -> None:
-    key, n = b.key("sequencer.mailings")
-    b.put("sequencer.mailings", key, {"type": "mailing", "id": n, "attributes": {"mailingType": "sequence",
+    key, _ = b.key("sequencer.mailings")
+    b.put("sequencer.mailings", key, {"type": "mailing", "id": int(key), "attributes": {"mailingType": "sequence",
           "state": state, "subject": subject, "bodyText": body, "repliedAt": b.anchor if state == "replied" else None},
           "relationships": {"prospect": {"data": {"type": "prospect", "id": prospect_id}}}}, "fixture")  # fmt: skip
 
@@ -258,7 +265,7 @@ def inbound_opted_out(b: Builder, rng: Dice) -> dict[str, Any]:
 def inbound_exclusive(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, kind="discovery", lead_status="OPEN")
     prospect_for(b, p, tags=("nurture",))
-    p["nurture_state"] = add_state(b, p["prospect_id"], EXCLUSIVE_SEQUENCE, "active", b.anchor)["id"]
+    p["nurture_state"] = add_state(b, p["prospect_id"], b.sequence_ids[EXCLUSIVE], "active", b.anchor)["id"]
     return p
 
 
@@ -274,14 +281,14 @@ def inbound_new_company(b: Builder, rng: Dice) -> dict[str, Any]:
     lead = add_lead(b, rng, b.person(rng), name, function="Operations", level=rng.randint(2, 4))
     return {"company": name, "domain": domain, "industry": industry, "headcount": str(headcount),
             "tz": rng.choice(TIMEZONES), **lead_params(lead, domain), **owner_params(b, other_owner(b, rng, "")),
-            "sequence_id": SEQUENCE_IDS["SQL Outbound"], **slot(b, rng, "demo")}  # fmt: skip
+            "sequence_id": b.sequence_ids["SQL Outbound"], **slot(b, rng, "demo")}  # fmt: skip
 
 
 def inbound_timezone(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, kind="deep-dive", lifecycle="marketingqualifiedlead", lead_status="OPEN",
               jobtitle=None, sequence="Webinar Follow-up")  # fmt: skip
     prospect_for(b, p, tags=("webinar",))
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)["id"]
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["Webinar Follow-up"], "active", b.anchor)["id"]
     p["list_name"] = f"Inbound {b.anchor[:7]}"
     p["list_id"] = new_list(b, p["list_name"])
     return p
@@ -336,8 +343,8 @@ def free_inmails(b: Builder, rng: Dice) -> dict[str, Any]:
     people = _people(leads, comp["properties"]["domain"])
     return {**_company_params(b, ckey, comp, account), "people": people, "emails": [x["email"] for x in people],
             "free": sorted(x["lead_id"] for x in people[:2]), "paid": people[2]["lead_id"],
-            "paid_email": people[2]["email"], "sequence_id": SEQUENCE_IDS["Exec Intro"],
-            "event_type": event_type_uri("demo")}  # fmt: skip
+            "paid_email": people[2]["email"], "sequence_id": b.sequence_ids["Exec Intro"],
+            "event_type": event_type_uri(b, "demo")}  # fmt: skip
 
 
 def list_dedupe(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -354,7 +361,7 @@ def list_dedupe(b: Builder, rng: Dice) -> dict[str, Any]:
                          person=(people[1]["first"], people[1]["last"]))  # already in the CRM, an old title
     return {**_company_params(b, ckey, comp, account), "people": people, "emails": [x["email"] for x in people],
             "targets": sorted(x["lead_id"] for x in people), "list_id": list_id, "list_name": list_name,
-            "known_id": key, "sequence_id": SEQUENCE_IDS["Exec Intro"], "event_type": event_type_uri("deep-dive")}
+            "known_id": key, "sequence_id": b.sequence_ids["Exec Intro"], "event_type": event_type_uri(b, "deep-dive")}
 
 
 def champion_moved(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -370,7 +377,7 @@ def champion_moved(b: Builder, rng: Dice) -> dict[str, Any]:
                     left_for=(ncomp["properties"]["name"], new_title))
     out = {**_company_params(b, nkey, ncomp, naccount), **lead_params(lead, ncomp["properties"]["domain"]),
            "old_company": name, "old_id": old_key, "old_email": p["email"], "title": new_title,
-           "sequence_id": SEQUENCE_IDS["Exec Intro"], "tz": rng.choice(TIMEZONES), **slot(b, rng, "demo")}
+           "sequence_id": b.sequence_ids["Exec Intro"], "tz": rng.choice(TIMEZONES), **slot(b, rng, "demo")}
     return out
 
 
@@ -383,11 +390,13 @@ def locked_cover(b: Builder, rng: Dice) -> dict[str, Any]:
     add_lead(b, rng, b.person(rng), name, function="Marketing", level=1, changed_jobs=True)
     params = _company_params(b, ckey, comp, account)
     lock_user(b, params["user"])
-    cover = other_owner(b, rng, params["owner_id"])
+    for _ in range(COVER_TEAM):
+        add_rep(b, rng)
+    cover = other_owner(b, rng, params["owner_id"])  # one of thirteen: a guess is right 1 time in 13
     people = _people(leads, comp["properties"]["domain"])
     return {**params, **owner_params(b, cover, "cover_"), "people": people, "emails": [x["email"] for x in people],
             "cover": f"{owner_name(b, cover)} covers {params['owner']}'s accounts while they are away",
-            "sequence_id": SEQUENCE_IDS["Exec Intro"], "tz": rng.choice(TIMEZONES), "name": people[0]["name"],
+            "sequence_id": b.sequence_ids["Exec Intro"], "tz": rng.choice(TIMEZONES), "name": people[0]["name"],
             "email": people[0]["email"], **slot(b, rng, "discovery")}  # fmt: skip
 
 
@@ -406,9 +415,16 @@ def disabled_sequence(b: Builder, rng: Dice) -> dict[str, Any]:
              for lvl in (3, 4)]  # fmt: skip
     add_lead(b, rng, b.person(rng), name, function="Operations", level=2, changed_jobs=True)
     people = _people(leads, comp["properties"]["domain"])
+    for name in rng.sample(PLAYBOOKS, len(PLAYBOOKS) // 2):
+        add_sequence(b, name)
+    usable = [s for s, r in b.rows("sequencer.sequences").items() if r["attributes"]["enabled"]
+              and r["attributes"]["ruleset"]["sequenceExclusivity"] == "none"]  # fmt: skip
+    fallback = b.rows("sequencer.sequences")[rng.choice(usable)]  # one of sixteen: a guess is right 1 time in 16
+    name = fallback["attributes"]["name"]
     return {**_company_params(b, ckey, comp, account), "people": people, "emails": [x["email"] for x in people],
-            "fallback": "Use \"Exec Intro\" while Cold Outbound Q1 is switched off",
-            "sequence_id": SEQUENCE_IDS["Exec Intro"], "disabled_id": DISABLED_SEQUENCE, "tz": rng.choice(TIMEZONES),
+            "fallback": f"Use \"{name}\" while {DISABLED} is switched off", "fallback_name": name,
+            "sequence_id": fallback["id"], "disabled_id": b.sequence_ids[DISABLED],
+            "tz": rng.choice(TIMEZONES),
             "name": people[1]["name"], "email": people[1]["email"], **slot(b, rng, "demo")}  # fmt: skip
 
 
@@ -429,14 +445,14 @@ def geo_campaign(b: Builder, rng: Dice) -> dict[str, Any]:
     people = _people(leads, comp["properties"]["domain"])
     return {**_company_params(b, ckey, comp, account), **owner_params(b, region_owner(b, region), "region_"),
             "geography": geography, "region": REGIONS[region][0], "people": people,
-            "emails": [x["email"] for x in people], "sequence_id": SEQUENCE_IDS["Exec Intro"],
-            "event_type": event_type_uri("demo"), "legacy": f"{scheduler.API}/event_types/ET0004"}  # fmt: skip
+            "emails": [x["email"] for x in people], "sequence_id": b.sequence_ids["Exec Intro"],
+            "event_type": event_type_uri(b, "demo"), "legacy": event_type_uri(b, "legacy-intro")}  # fmt: skip
 
 
 def inmail_reply(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, contact=False, sequence="Exec Intro", level=4)
     prospect_for(b, p, tags=("exec",))
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Exec Intro"], "active", b.anchor)["id"]
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["Exec Intro"], "active", b.anchor)["id"]
     others = [add_lead(b, rng, b.person(rng), p["company"], level=4) for _ in range(2)]
     sent = b.start - timedelta(days=6)
     for lead, replied in ((others[0], False), ({"lead_id": p["lead_id"], "urn": p["urn"]}, True), (others[1], False)):
@@ -480,7 +496,7 @@ def demo_held(b: Builder, rng: Dice) -> dict[str, Any]:
     held = past_booking(b, "demo", 3, rng.randint(10, 15), p["name"], p["email"], p["tz"])["event"]
     _deal(b, rng, p, f"{p['company']} - new business", "appointmentscheduled")
     prospect_for(b, p)
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["SQL Outbound"], "active", b.anchor)["id"]
     p["list_name"] = "Active opportunities"
     p["list_id"] = new_list(b, p["list_name"])
     return {**p, "held_start": held["start_time"], "held_end": held["end_time"], "amount": amount(rng)}
@@ -499,8 +515,8 @@ def no_show(b: Builder, rng: Dice) -> dict[str, Any]:
 def renewal_buyer(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, kind="discovery", contact=False, function="Finance", level=4)
     comp = b.rows("crm.companies")[p["company_id"]]
-    deal = add_deal(b, p["company_id"], comp, f"{p['company']} - renewal {b.anchor[:4]}", RENEWAL_PIPELINE, "7430022",
-                    amount(rng))  # fmt: skip
+    deal = add_deal(b, p["company_id"], comp, f"{p['company']} - renewal {b.anchor[:4]}", b.renewal["pipeline"],
+                    b.renewal["due"], amount(rng))  # fmt: skip
     add_lead(b, rng, b.person(rng), p["company"], function="Finance", level=3)
     p["sequence_id"] = add_sequence(b, "Renewal Outreach", ("email", "call"))
     return {**p, "deal_id": deal, "deal_id_int": int(deal), "amount": amount(rng)}
@@ -510,7 +526,7 @@ def won_kickoff(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, kind="deep-dive", lifecycle="opportunity", lead_status="OPEN_DEAL", jobtitle=None)
     _deal(b, rng, p, f"{p['company']} - new business", "contractsent")
     prospect_for(b, p)
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["SQL Outbound"], "active", b.anchor)["id"]
     p["list_name"] = "Customers"
     p["list_id"] = new_list(b, p["list_name"])
     return {**p, "amount": amount(rng), "close_date": b.anchor[:10]}
@@ -526,7 +542,7 @@ def lost_champion(b: Builder, rng: Dice) -> dict[str, Any]:
     _deal(b, rng, p, f"{p['company']} - platform", "decisionmakerboughtin")
     upcoming = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"])["event"]
     prospect_for(b, p)
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["SQL Outbound"], "active", b.anchor)["id"]
     return {**p, "new_company": moved_to, "new_title": new_title, "old_uuid": scheduler.uuid_of(upcoming["uri"])}
 
 
@@ -534,7 +550,7 @@ def expansion_reply(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, kind="discovery", lifecycle="customer", lead_status="CONNECTED", jobtitle=None,
               sequence="Webinar Follow-up")  # fmt: skip
     prospect_for(b, p, tags=("customer",))
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor,
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["Webinar Follow-up"], "active", b.anchor,
                               replied=b.anchor)["id"]  # fmt: skip
     mailing(b, p["prospect_id"], "replied", "Re: what's new this quarter",
             "Interesting - we would like to add seats for a second team. Can we talk?")
@@ -562,7 +578,7 @@ def booking_to_deal(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, contact=False, sequence="Webinar Follow-up")
     event = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"])["event"]
     prospect_for(b, p, tags=("webinar",))
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)["id"]
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["Webinar Follow-up"], "active", b.anchor)["id"]
     return {**p, "start": event["start_time"], "end": event["end_time"],
             "deal_name": f"{p['company']} - New Business"}  # fmt: skip
 
@@ -614,17 +630,17 @@ def winback_inmail(b: Builder, rng: Dice) -> dict[str, Any]:
     b.rows("sequencer.prospects")[str(person["prospect_id"])]["attributes"]["optedOut"] = True
     lead = b.rows("prospecting.leads")[person["lead_id"]]
     b.rows("prospecting.leads")[person["lead_id"]] = {**lead, "open_profile": True, "degree": 3}
-    return {**p, **person, "event_type": event_type_uri("demo"), "tag": "winback-inmail"}
+    return {**p, **person, "event_type": event_type_uri(b, "demo"), "tag": "winback-inmail"}
 
 
 def winback_reply(b: Builder, rng: Dice) -> dict[str, Any]:
     p = _lost_account(b, rng, 2, lifecycle="lead")
     person = p["people"][1]
-    p["state_id"] = add_state(b, person["prospect_id"], SEQUENCE_IDS["Win-back"], "active", b.anchor,
+    p["state_id"] = add_state(b, person["prospect_id"], b.sequence_ids["Win-back"], "active", b.anchor,
                               replied=b.anchor)["id"]  # fmt: skip
     mailing(b, person["prospect_id"], "replied", "Re: checking back in", "Good timing - we are revisiting this. "
             "Could we see a demo?")
-    add_state(b, p["people"][0]["prospect_id"], SEQUENCE_IDS["Win-back"], "active", b.anchor)
+    add_state(b, p["people"][0]["prospect_id"], b.sequence_ids["Win-back"], "active", b.anchor)
     p["list_name"] = "Win-back replies"
     p["list_id"] = new_list(b, p["list_name"])
     return {**p, **person, "tz": rng.choice(TIMEZONES), "new_deal": f"{p['company']} - win-back {b.anchor[:4]}",
@@ -638,14 +654,14 @@ def winback_follow(b: Builder, rng: Dice) -> dict[str, Any]:
     assert naccount is not None
     left = p["people"][0]
     _, title = _leave(b, rng, left["lead_id"], ncomp["properties"]["name"])
-    add_state(b, p["people"][2]["prospect_id"], SEQUENCE_IDS["Win-back"], "finished",
+    add_state(b, p["people"][2]["prospect_id"], b.sequence_ids["Win-back"], "finished",
               iso(b.start - timedelta(days=90)))  # fmt: skip
     moved = {**lead_params(b.rows("prospecting.leads")[left["lead_id"]], ncomp["properties"]["domain"]),
              "title": title, "company": ncomp["properties"]["name"], "company_id": nkey, "account_id": naccount["id"],
              **owner_params(b, ncomp["properties"]["hubspot_owner_id"])}  # fmt: skip
     return {**p, "moved": moved, "left_name": left["name"], "stayed": p["people"][1]["prospect_id"],
-            "repeat": p["people"][2]["prospect_id"], "winback_id": SEQUENCE_IDS["Win-back"],
-            "intro_id": SEQUENCE_IDS["Exec Intro"], "event_type": event_type_uri("demo")}  # fmt: skip
+            "repeat": p["people"][2]["prospect_id"], "winback_id": b.sequence_ids["Win-back"],
+            "intro_id": b.sequence_ids["Exec Intro"], "event_type": event_type_uri(b, "demo")}  # fmt: skip
 
 
 def bad_timing(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -661,10 +677,11 @@ def bad_timing(b: Builder, rng: Dice) -> dict[str, Any]:
         people.append(person)
     add_contact(b, rng, comp, ckey, lifecycle="salesqualifiedlead", lead_status="OPEN")  # not part of it
     p["left_company"], p["left_title"] = _leave(b, rng, people[0]["lead_id"])
-    add_state(b, people[2]["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "finished", iso(b.start - timedelta(days=70)))
+    add_state(b, people[2]["prospect_id"], b.sequence_ids["SQL Outbound"], "finished",
+              iso(b.start - timedelta(days=70)))
     return {**p, "people": people, "contact_ids": [x["contact_id"] for x in people],
-            "sql_id": SEQUENCE_IDS["SQL Outbound"], "winback_id": SEQUENCE_IDS["Win-back"],
-            "event_type": event_type_uri("discovery")}  # fmt: skip
+            "sql_id": b.sequence_ids["SQL Outbound"], "winback_id": b.sequence_ids["Win-back"],
+            "event_type": event_type_uri(b, "discovery")}  # fmt: skip
 
 
 def bounced(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -672,7 +689,7 @@ def bounced(b: Builder, rng: Dice) -> dict[str, Any]:
     lead = b.rows("prospecting.leads")[p["lead_id"]]
     p["new_company"], p["new_title"] = _leave(b, rng, p["lead_id"])
     prospect_for(b, p)
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor)["id"]
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["SQL Outbound"], "active", b.anchor)["id"]
     mailing(b, p["prospect_id"], "bounced", "Following up", "Hi - following up on my last note.")
     p["old_uuid"] = scheduler.uuid_of(future_booking(b, rng, "discovery", p["name"], p["email"], p["tz"])["event"]
                                       ["uri"])  # fmt: skip
@@ -683,8 +700,8 @@ def bounced(b: Builder, rng: Dice) -> dict[str, Any]:
 def churned_exec(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, contact=False, level=4, changed_jobs=True, sequence="Exec Intro")
     comp = b.rows("crm.companies")[p["company_id"]]
-    add_deal(b, p["company_id"], comp, f"{p['company']} - renewal {int(b.anchor[:4]) - 1}", RENEWAL_PIPELINE,
-             "7430025", amount(rng))  # churned
+    add_deal(b, p["company_id"], comp, f"{p['company']} - renewal {int(b.anchor[:4]) - 1}", b.renewal["pipeline"],
+             b.renewal["churned"], amount(rng))  # churned
     add_lead(b, rng, b.person(rng), p["company"], level=4, changed_jobs=False)
     add_lead(b, rng, b.person(rng), p["company"], level=2, changed_jobs=True)
     return {**p, "deal_name": f"{p['company']} - win-back"}
@@ -693,13 +710,13 @@ def churned_exec(b: Builder, rng: Dice) -> dict[str, Any]:
 def nurture_block(b: Builder, rng: Dice) -> dict[str, Any]:
     p = _lost_account(b, rng, 1)
     person = p["people"][0]
-    state = add_state(b, person["prospect_id"], EXCLUSIVE_SEQUENCE, "active", b.anchor)
+    state = add_state(b, person["prospect_id"], b.sequence_ids[EXCLUSIVE], "active", b.anchor)
     lead = b.rows("prospecting.leads")[person["lead_id"]]
     title = rng.choice([t for t in TITLES["Operations"] if t != lead["title"]])  # promoted since the loss
     b.rows("prospecting.leads")[person["lead_id"]] = {**lead, "title": title, "current_title": title}
     person["title"] = title
-    return {**p, **person, "nurture_state": state["id"], "sequence_id": SEQUENCE_IDS["Win-back"],
-            "event_type": event_type_uri("discovery")}  # fmt: skip
+    return {**p, **person, "nurture_state": state["id"], "sequence_id": b.sequence_ids["Win-back"],
+            "event_type": event_type_uri(b, "discovery")}  # fmt: skip
 
 
 # --- handoff ----------------------------------------------------------------------------------------------------
@@ -707,7 +724,7 @@ def sdr_to_ae(b: Builder, rng: Dice) -> dict[str, Any]:
     p = scene(b, rng, lifecycle=SQL_STAGE, lead_status="CONNECTED", jobtitle=None)
     past_booking(b, "discovery", 3, rng.randint(10, 15), p["name"], p["email"], p["tz"])
     prospect_for(b, p)
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor,
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["SQL Outbound"], "active", b.anchor,
                               mailbox=p["mailbox"])["id"]  # fmt: skip
     ae = owner_params(b, other_owner(b, rng, p["owner_id"]), "ae_")
     p["followup_id"] = add_sequence(b, "AE Follow-up", ("email", "call"))
@@ -726,7 +743,7 @@ def rep_leaving(b: Builder, rng: Dice) -> dict[str, Any]:
         lead = add_lead(b, rng, (c["firstname"], c["lastname"]), p["company"], title=c["jobtitle"])
         person = {**lead_params(lead, p["domain"]), "contact_id": key, "contact_id_int": int(key)}
         person["prospect_id"] = int(add_prospect(b, c, account, ["q1-import"])["id"])
-        person["state_id"] = add_state(b, person["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor,
+        person["state_id"] = add_state(b, person["prospect_id"], b.sequence_ids["SQL Outbound"], "active", b.anchor,
                                        mailbox=p["mailbox"])["id"]  # fmt: skip
         people.append(person)
     booking = future_booking(b, rng, "demo", people[0]["name"], people[0]["email"], rng.choice(TIMEZONES))["event"]
@@ -748,10 +765,10 @@ def territory_move(b: Builder, rng: Dice) -> dict[str, Any]:
     lead = b.rows("prospecting.leads")[p["lead_id"]]
     b.rows("prospecting.leads")[p["lead_id"]] = {**lead, "geography": geography}
     prospect_for(b, p)
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor,
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["SQL Outbound"], "active", b.anchor,
                               mailbox=p["mailbox"])["id"]  # fmt: skip
     target = region_owner(b, GEOGRAPHY_REGION[geography])
-    return {**p, **owner_params(b, target, "new_"), "geography": geography, "intro_id": SEQUENCE_IDS["Exec Intro"]}
+    return {**p, **owner_params(b, target, "new_"), "geography": geography, "intro_id": b.sequence_ids["Exec Intro"]}
 
 
 def partner_private(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -775,7 +792,7 @@ def route_by_seniority(b: Builder, rng: Dice) -> dict[str, Any]:
             "updates": [{"id": x["contact_id"], "properties": {"jobtitle": x["title"]}} for x in people],
             "name": top["name"], "email": top["email"], "contact_id": top["contact_id"],
             "contact_id_int": top["contact_id_int"],
-            "intro_id": SEQUENCE_IDS["Exec Intro"], "sql_id": SEQUENCE_IDS["SQL Outbound"],
+            "intro_id": b.sequence_ids["Exec Intro"], "sql_id": b.sequence_ids["SQL Outbound"],
             "tz": rng.choice(TIMEZONES), **slot(b, rng, "deep-dive")}  # fmt: skip
 
 
@@ -787,11 +804,11 @@ def headcount_route(b: Builder, rng: Dice) -> dict[str, Any]:
     acc = next(a for a in b.rows("prospecting.accounts").values() if a["name"] == p["company"])
     b.rows("prospecting.accounts")[acc["account_id"]] = {**acc, "headcount": headcount}
     prospect_for(b, p, tags=("webinar",))
-    p["webinar_state"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)["id"]
-    old = add_state(b, p["prospect_id"], SEQUENCE_IDS["Exec Intro"], "finished", iso(b.start - timedelta(days=60)))
+    p["webinar_state"] = add_state(b, p["prospect_id"], b.sequence_ids["Webinar Follow-up"], "active", b.anchor)["id"]
+    old = add_state(b, p["prospect_id"], b.sequence_ids["Exec Intro"], "finished", iso(b.start - timedelta(days=60)))
     big = headcount >= 1000
     return {**p, "headcount": str(headcount),
-            "sequence_id": EXCLUSIVE_SEQUENCE if big else SEQUENCE_IDS["SQL Outbound"],
+            "sequence_id": b.sequence_ids[EXCLUSIVE] if big else b.sequence_ids["SQL Outbound"],
             "webinar_expected": "finished" if big else "active",
             # the reference finishes the webinar state only when the exclusive rule needs it; else it finishes an
             # enrolment that is over already (idempotent: no change), so its calls are the same in both cases
@@ -803,7 +820,7 @@ def double_booking(b: Builder, rng: Dice) -> dict[str, Any]:
     first = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"], 2, 4)["event"]
     second = future_booking(b, rng, "demo", p["name"], p["email"], p["tz"], 6, 9)["event"]
     prospect_for(b, p, tags=("webinar",))
-    p["state_id"] = add_state(b, p["prospect_id"], SEQUENCE_IDS["Webinar Follow-up"], "active", b.anchor)["id"]
+    p["state_id"] = add_state(b, p["prospect_id"], b.sequence_ids["Webinar Follow-up"], "active", b.anchor)["id"]
     return {**p, "start": first["start_time"], "end": first["end_time"], "kept_uuid": scheduler.uuid_of(first["uri"]),
             "old_uuid": scheduler.uuid_of(second["uri"])}  # fmt: skip
 
@@ -818,7 +835,7 @@ def job_change_sweep(b: Builder, rng: Dice) -> dict[str, Any]:
         lead = add_lead(b, rng, (c["firstname"], c["lastname"]), p["company"], title=c["jobtitle"])
         person = {**lead_params(lead, p["domain"]), "contact_id": key}
         person["prospect_id"] = int(add_prospect(b, c, account, ["sweep"])["id"])
-        person["state_id"] = add_state(b, person["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "active", b.anchor,
+        person["state_id"] = add_state(b, person["prospect_id"], b.sequence_ids["SQL Outbound"], "active", b.anchor,
                                        mailbox=p["mailbox"])["id"]  # fmt: skip
         people.append(person)
     leaver = rng.randint(0, 2)
@@ -862,9 +879,9 @@ def list_to_crm(b: Builder, rng: Dice) -> dict[str, Any]:
     attrs = {"email": people[1]["email"], "firstname": people[1]["first"], "lastname": people[1]["last"],
              "jobtitle": people[1]["title"], "company": p["company"], "hubspot_owner_id": p["owner_id"]}  # fmt: skip
     repeat = int(add_prospect(b, attrs, account, ["exec"])["id"])
-    add_state(b, repeat, SEQUENCE_IDS["Exec Intro"], "finished", iso(b.start - timedelta(days=40)))
+    add_state(b, repeat, b.sequence_ids["Exec Intro"], "finished", iso(b.start - timedelta(days=40)))
     return {**p, "people": people, "list_name": list_name, "list_id": list_id, "known_id": key, "repeat": repeat,
-            "sequence_id": SEQUENCE_IDS["Exec Intro"], "name": people[2]["name"], "email": people[2]["email"],
+            "sequence_id": b.sequence_ids["Exec Intro"], "name": people[2]["name"], "email": people[2]["email"],
             "tz": rng.choice(TIMEZONES), **slot(b, rng, "discovery")}  # fmt: skip
 
 
@@ -879,8 +896,8 @@ def cancellation_recovery(b: Builder, rng: Dice) -> dict[str, Any]:
         "invitees_counter": {**event["invitees_counter"], "active": 0}}  # fmt: skip
     b.rows("scheduler.invitees")[scheduler.uuid_of(invitee["uri"])] = {**invitee, "status": "canceled"}
     prospect_for(b, p)
-    add_state(b, p["prospect_id"], SEQUENCE_IDS["SQL Outbound"], "finished", b.anchor)
-    return {**p, "start": event["start_time"], "end": event["end_time"], "event_type": event_type_uri("demo")}
+    add_state(b, p["prospect_id"], b.sequence_ids["SQL Outbound"], "finished", b.anchor)
+    return {**p, "start": event["start_time"], "end": event["end_time"], "event_type": event_type_uri(b, "demo")}
 
 
 def timezone_fix(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -912,5 +929,5 @@ def teamlink_intro(b: Builder, rng: Dice) -> dict[str, Any]:
     add_lead(b, rng, b.person(rng), name, function="Engineering", level=2)
     people = _people(leads, comp["properties"]["domain"])
     return {**_company_params(b, ckey, comp, account), "people": people, "warm": people[1],
-            "cold": [people[0], people[2]], "sequence_id": SEQUENCE_IDS["Exec Intro"],
-            "due": iso(business_day(b, rng, 1, 3).replace(hour=10)), "event_type": event_type_uri("deep-dive")}
+            "cold": [people[0], people[2]], "sequence_id": b.sequence_ids["Exec Intro"],
+            "due": iso(business_day(b, rng, 1, 3).replace(hour=10)), "event_type": event_type_uri(b, "deep-dive")}

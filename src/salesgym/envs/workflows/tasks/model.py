@@ -22,14 +22,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from salesgym.core.rng import Dice, stream
+from salesgym.envs.workflows import jqlib
+from salesgym.envs.workflows.apps.common import ID_FORMATS, id_order
 from salesgym.envs.workflows.contract import APPS
 from salesgym.envs.workflows.population import Builder, populate
-from salesgym.envs.workflows.tasks import jqlib
 from salesgym.envs.workflows.world import Fact, Secret, TaskView, WorkflowsWorld
 
 CONDITIONS = ("told", "called", "says", "holds")  # see simulator.py
 OPERATORS = ("equals", "not_equals", "contains", "count", "exists", "gt", "gte", "lt", "lte", "matches", "in")
 CHANGE_KINDS = ("create", "update", "delete")
+ORDERED = frozenset(ID_FORMATS) - {"crm.pipelines"}  # listed by id (the default pipeline stays first)
 
 
 def P(name: str) -> dict[str, str]:
@@ -119,7 +121,12 @@ class Needs:
 class FactSpec:
     """What a simulated person knows (``simulator.py``): told when a question names one of ``keywords`` and
     every condition in ``requires`` holds (else ``hint`` is the answer); ``holder`` is who knows it: the
-    requester, or the sender of a scripted message (a :class:`Turn`'s ``sender_key``)."""
+    requester, or the sender of a scripted message (a :class:`Turn`'s ``sender_key``).
+
+    A write that uses the fact before it was told is a violation (``verifier.untold``): one whose arguments
+    hold the value (a number digit for digit, text as a substring) or, with ``uses`` (jq over the write's
+    arguments, the parameters as variables), make that program output ``true``: how a fact shows when the
+    write carries what it points to (the record it names, the time it gives) rather than its words."""
 
     key: str
     keywords: tuple[str, ...]
@@ -127,6 +134,7 @@ class FactSpec:
     requires: tuple[Mapping[str, Any], ...] = ()  # simulator.told / called / says / holds
     hint: str = ""
     holder: str = "requester"
+    uses: str | None = None
 
 
 @dataclass(frozen=True)
@@ -272,13 +280,16 @@ CONTEXT = ("the quarterly pipeline review is on Friday", "marketing is measuring
 PERSONAS = ("brisk and to the point", "friendly and chatty", "detail-minded and careful", "busy, answers in fragments")
 
 
-def instantiate(template: Template, seed: int, max_calls: int) -> WorkflowsWorld:
-    """The world of ``template`` under ``seed``: the population, the fixture's scene and the resolved task."""
+def instantiate(template: Template, seed: int, max_calls: int, pack: str = "") -> WorkflowsWorld:
+    """The world of ``template`` under ``seed``: the population, the fixture's scene and the resolved task
+    (``pack``: the template pack it comes from, "" for the package's own)."""
     builder = populate(seed)
     rng = stream(seed, "task", template.id)
     params = template.fixture(builder, rng)
     params.update({f"{k}_int": int(v) for k, v in list(params.items())
                    if k.endswith("_id") and isinstance(v, str) and v.isdigit()})  # engagement ids are numbers
+    params.update({"renewal_pipeline": builder.renewal["pipeline"],
+                   **{f"stage_{k}": v for k, v in builder.renewal.items() if k != "pipeline"}})
     who = stream(seed, "requester").choice(REQUESTERS)
     aside = stream(seed, "requester", "context")
     params = {"requester": who[0], "today": builder.anchor[:10], **params,
@@ -288,7 +299,7 @@ def instantiate(template: Template, seed: int, max_calls: int) -> WorkflowsWorld
     view = TaskView(template.title, template.prompt.format(**params), template.apps, template.read_only,
                     f"{who[0]} ({template.requester_role})")  # fmt: skip
     return WorkflowsWorld(seed, float(max_calls), builder.anchor, _freeze(builder.tables), dict(builder.counters),
-                          view, secret, dict(builder.provenance))  # fmt: skip
+                          view, secret, dict(builder.provenance), pack=pack)  # fmt: skip
 
 
 def _most(value: Any) -> int:
@@ -300,7 +311,7 @@ def build_secret(template: Template, params: dict[str, Any], persona: str) -> Se
     """The hidden part of an instance: the blueprint resolved with ``params`` (the reference solution keeps its
     markers: it is resolved as it plays, against the outputs it gets)."""
     facts = (*(Fact(f.key, f.keywords, str(params[f.param]), f.param, tuple(dict(c) for c in f.requires),
-                    f.hint.format(**params), f.holder) for f in template.facts),
+                    f.hint.format(**params), f.holder, f.uses) for f in template.facts),
              Fact("context", ("why", "reason", "context", "background"), params["context"], "context"))
     steps = tuple(
         {"step": i + 1, "app": s.app, "objective": s.objective, "actions": list(s.actions),
@@ -335,7 +346,11 @@ def _ids(value: Any) -> list[str] | None:
 
 
 def _freeze(tables: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, dict[str, Any]]]:
-    return {name: dict(rows) for name, rows in tables.items()}
+    """The starting tables, each listed as its platform lists records: by id (keyed by the seed, so the order of
+    the population, and where the task's records sit in it, changes from one instance to the next). Records the
+    agent creates are listed after them, newest last."""
+    return {name: dict(sorted(rows.items(), key=lambda kv: id_order(kv[0])) if name in ORDERED else rows)
+            for name, rows in tables.items()}  # fmt: skip
 
 
 @dataclass

@@ -7,7 +7,6 @@ jq expressions see the instance's parameters as ``$name`` and the helpers of ``j
 
 from __future__ import annotations
 
-from salesgym.envs.workflows.population import RENEWAL_PIPELINE
 from salesgym.envs.workflows.tasks import fixtures as fx
 from salesgym.envs.workflows.tasks.model import (
     OUT,
@@ -126,14 +125,17 @@ CATALOGUE.add(
         ("crm",), fx.renewal_negotiation,
         (Step("crm", "progress the deal", ("hubspot-list-pipelines", "hubspot-search-objects",
                                            "hubspot-batch-update-objects"),
-              (A("Negotiation stage", 'crm("deals"; $deal_id) | .properties.dealstage', "equals", "7430023"),
-               A("Renewals pipeline", 'crm("deals"; $deal_id) | .properties.pipeline', "equals", RENEWAL_PIPELINE),
+              (A("Negotiation stage", 'crm("deals"; $deal_id) | .properties.dealstage', "equals",
+                 P("stage_negotiation")),
+               A("Renewals pipeline", 'crm("deals"; $deal_id) | .properties.pipeline', "equals",
+                 P("renewal_pipeline")),
                A("the agreed amount", 'crm("deals"; $deal_id) | (.properties.amount | tonumber) == ($amount | '
                  "tonumber)"))),),
         (Change("crm.deals", ("update",), P("deal_id"), ("dealstage", "amount")),),
         (call("ask_requester", question="What amount did you agree with the customer?"),
          call("hubspot-batch-update-objects", objectType="deals",
-              inputs=[{"id": P("deal_id"), "properties": {"dealstage": "7430023", "amount": P("amount")}}])),
+              inputs=[{"id": P("deal_id"),
+                       "properties": {"dealstage": P("stage_negotiation"), "amount": P("amount")}}])),
         facts=(AMOUNT,), requester_role="the account executive", mechanisms=("stage_in_pipeline", "hidden_fact"),
     ),
     Template(

@@ -59,7 +59,7 @@ def reschedule_request(b: Builder, rng: Dice) -> dict[str, Any]:
             "tz": rng.choice(fx.TIMEZONES), "after": iso(day1)[:10], "start": fx.earliest(b, "demo", day1),
             "new_day": f"{day2:%A} {day2.day} {day2:%B}",  # in words: no tool output spells a day this way
             "start2": fx.earliest(b, "demo", day2, day2 + timedelta(days=1)),
-            "event_type": f"{scheduler.API}/event_types/{fx.EVENT_TYPE['demo']}"}  # fmt: skip
+            "event_type": f"{scheduler.API}/event_types/{b.event_types['demo']}"}  # fmt: skip
 
 
 def inmail_referral(b: Builder, rng: Dice) -> dict[str, Any]:
@@ -125,7 +125,7 @@ TEMPLATES: tuple[Template, ...] = (
         facts=(FactSpec("new_day", ("day", "when", "date", "suit", "work for you", "available", "time"), "new_day",
                         requires=(Needs.says(PROPOSES_A_TIME),),
                         hint="Could you propose a day and time? Then I'll tell you what works for me.",
-                        holder="invitee"),),
+                        holder="invitee", uses=".start_time? == $start2"),),
         turns=(Turn("move-request", ("meetings-create_invitee",), "{invitee_name}",
                     "Thanks for booking the demo. Something came up and I can't make that time after all; could "
                     "we move it to another day?", sender_key="invitee",
@@ -168,7 +168,7 @@ TEMPLATES: tuple[Template, ...] = (
               metadata={"timestamp": P("today"), "body": F("Sent {lead_name} an InMail; they referred us to "
                                                            "{referral_name}, who got an InMail too.")})),
         facts=(FactSpec("referral", ("who", "name", "right person", "introduce", "someone else"), "referral_name",
-                        holder="prospect"),),
+                        holder="prospect", uses='.recipient_urn? == "urn:li:fs_salesProfile:" + $referral_id'),),
         turns=(Turn("referral", ("send_inmail",), "{lead_name}",
                     "Thanks for the note. I'm not the right person for this at {company}; someone on our revenue "
                     "operations side is. Happy to pass on their name if you ask.", sender_key="prospect",

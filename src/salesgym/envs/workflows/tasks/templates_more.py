@@ -10,7 +10,6 @@ Open Profile leads, a lead at most once per list, read-only apps, single-use lin
 
 from __future__ import annotations
 
-from salesgym.envs.workflows.population import RENEWAL_PIPELINE
 from salesgym.envs.workflows.tasks import fixtures_more as fm
 from salesgym.envs.workflows.tasks.model import OUT, A, Change, F, FactSpec, Forbidden, P, Step
 from salesgym.envs.workflows.tasks.model import Template as T
@@ -99,7 +98,7 @@ CATALOGUE.add(
       (Step("crm", "create the renewal deal", ("hubspot-list-pipelines", "hubspot-batch-create-objects"),
             (A("one renewal deal", "[deal_named($deal_name)] | length", "equals", 1),
              A("Renewals pipeline, Renewal Due", "deal_named($deal_name) | [.properties.pipeline, "
-               ".properties.dealstage]", "equals", [RENEWAL_PIPELINE, "7430022"]),
+               ".properties.dealstage]", "equals", [P("renewal_pipeline"), P("stage_due")]),
              A("amount, close date and owner", "deal_named($deal_name) | [(.properties.amount | tonumber), "
                "(.properties.closedate[:10]), .properties.hubspot_owner_id] == [($amount | tonumber), $close_date, "
                "$owner_id]"),
@@ -107,7 +106,7 @@ CATALOGUE.add(
                "341)", "contains", P("company_id")))),),
       (Change("crm.deals", ("create",), most=1), Change("crm.associations")),
       (call("hubspot-batch-create-objects", objectType="deals", inputs=[
-          {"properties": {"dealname": P("deal_name"), "pipeline": RENEWAL_PIPELINE, "dealstage": "7430022",
+          {"properties": {"dealname": P("deal_name"), "pipeline": P("renewal_pipeline"), "dealstage": P("stage_due"),
                           "amount": P("amount"), "closedate": P("close_date"), "hubspot_owner_id": P("owner_id")},
            "associations": [{"to": {"id": P("company_id")}, "types": [{"associationTypeId": 5}]}]}]),),
       forbidden=(Forbidden("the won deal is not edited", ("hubspot-batch-update-objects",),

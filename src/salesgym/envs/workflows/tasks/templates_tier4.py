@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from salesgym.envs.workflows.population import RENEWAL_PIPELINE
 from salesgym.envs.workflows.tasks import fixtures_tier4 as fx
 from salesgym.envs.workflows.tasks.model import OUT, A, Change, F, FactSpec, Forbidden, P, Step, Template
 from salesgym.envs.workflows.tasks.templates import (
@@ -575,7 +574,8 @@ CATALOGUE.add(
          enrol([OUT(3, ".data.id"), OUT(4, ".data.id")], mailbox=P("cover_mailbox")),
          book(P("name"), P("email")), log_meeting([OUT(2, ".results[0].id | tonumber")], P("owner_int"),
                                                   "Discovery call")),
-        facts=(FactSpec("cover", ("cover", "covering", "away", "locked", "instead", "whose mailbox"), "cover"),),
+        facts=(FactSpec("cover", ("cover", "covering", "away", "locked", "instead", "whose mailbox"), "cover",
+                        uses="(.mailboxId? == $cover_mailbox) or (.ownerId? == $cover_user)"),),
         forbidden=(NO_INMAIL,), mechanisms=("four_apps", "locked_user", "hidden_fact", "filter_and"),
     ),
     Template(
@@ -648,7 +648,7 @@ CATALOGUE.add(
          enrol([OUT(2, ".data.id"), OUT(3, ".data.id")]), book(P("name"), P("email")),
          log_meeting([OUT(1, ".results[1].id | tonumber")], P("owner_int"))),
         facts=(FactSpec("fallback", ("instead", "disabled", "inactive", "not active", "switched off", "which sequence",
-                                     "cannot"), "fallback"),),
+                                     "cannot"), "fallback", uses=".sequenceId? == $sequence_id"),),
         forbidden=(NO_INMAIL,), mechanisms=("four_apps", "sequence_disabled", "hidden_fact", "filter_and"),
     ),
     Template(
@@ -867,8 +867,8 @@ CATALOGUE.add(
                                                            "hubspot-batch-update-objects"),
               (one_contact(), prop("title from the profile", "jobtitle", P("title")), on_company(),
                A("on the renewal deal", ON_DEAL_CONTACT),
-               deal_prop("Renewals pipeline", "pipeline", RENEWAL_PIPELINE),
-               deal_prop("Negotiation", "dealstage", "7430023"),
+               deal_prop("Renewals pipeline", "pipeline", P("renewal_pipeline")),
+               deal_prop("Negotiation", "dealstage", P("stage_negotiation")),
                A("the agreed amount", 'crm("deals"; $deal_id) | (.properties.amount | tonumber) == ($amount | '
                  "tonumber)"))),
          Step("sequencer", "renewal outreach", ("prospect_create", "sequence_add_prospects"), (in_sequence(),)),
@@ -884,7 +884,8 @@ CATALOGUE.add(
                                {"to": {"id": P("deal_id")}, "types": [{"associationTypeId": 4}]}]}]),
          ASK_AMOUNT,
          call("hubspot-batch-update-objects", objectType="deals",
-              inputs=[{"id": P("deal_id"), "properties": {"dealstage": "7430023", "amount": P("amount")}}]),
+              inputs=[{"id": P("deal_id"),
+                       "properties": {"dealstage": P("stage_negotiation"), "amount": P("amount")}}]),
          create_prospect(), enrol([OUT(4, ".data.id")]), book(P("name"), P("email")),
          meeting([OUT(1, ".results[0].id | tonumber")], [P("deal_id_int")], "Renewal call")),
         facts=(AMOUNT,), requester_role="the account executive", forbidden=(NO_INMAIL,),
@@ -1019,7 +1020,8 @@ CATALOGUE.add(
          update_contact(P("contact_id"), jobtitle=OUT(4, ".elements[0].title")),
          call("task_create", prospectId=P("prospect_id"), action="email", dueAt=P("reminder_due"),
               note="Confirm the new demo time.")),
-        facts=(FactSpec("new_day", ("day", "date", "when", "instead", "move"), "new_day"),),
+        facts=(FactSpec("new_day", ("day", "date", "when", "instead", "move"), "new_day",
+                        uses=".start_time? == $start"),),
         read_only=("prospecting",), requester_role="the account executive",
         mechanisms=("four_apps", "open_slots", "cancel_reason", "hidden_fact"),
     ),

