@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from webapps_client import Apps
 
+from salesgym.testing.ids import keyed
 from salesgym.webapps.views import ROUTES
 
-KEYS = ("101", "1", "ET0001", "L0001", "LL001", "A001", "EV00001", "999999", "x" * 300, "%00", "..", "-1", "0")
+KEYS = (*keyed(("101", "1", "ET0001", "L0001", "LL001", "A001", "EV00001")), "999999", "x" * 300, "%00", "..", "-1",
+        "0")
 VALUES = ("", "x", "1", "-5", "999999999999999999999", "2026-07-27T10:00:00Z", "not a date", "a@b", "\u0000\u202e",
           "y" * 5000, "IN_PROGRESS", "salesqualifiedlead", "Europe/London", "<script>alert(1)</script>")
 NAMES = ("email", "firstname", "lifecyclestage", "hs_lead_status", "hubspot_owner_id", "dealstage", "ownerId",
@@ -32,9 +34,9 @@ def _paths() -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 @pytest.mark.parametrize("route", _paths(), ids=lambda r: f"{r[0]}{r[1]}")
-def test_no_input_makes_a_server_error(apps: Any, route: tuple[str, str, tuple[str, ...]]) -> None:
+def test_no_input_makes_a_server_error(route: tuple[str, str, tuple[str, ...]]) -> None:
     app, path, methods = route
-    a = apps("new-exec-full-cycle")
+    a = Apps("new-exec-full-cycle")
     client = a(app)
     rng = random.Random(path)
     for _ in range(12):
@@ -52,8 +54,8 @@ def test_no_input_makes_a_server_error(apps: Any, route: tuple[str, str, tuple[s
             assert len(calls) <= 1, (concrete, pairs, calls)
 
 
-def test_a_body_that_is_not_a_form_is_refused_in_one_line(apps: Any) -> None:
-    a = apps("crm-inbound-sql")
+def test_a_body_that_is_not_a_form_is_refused_in_one_line() -> None:
+    a = Apps("crm-inbound-sql")
     start = len(a.events())
     crm = a("crm")
     not_utf8 = crm.post("/contacts/new", content=b"\xff\xfe=\xff", headers={"content-type":
@@ -65,11 +67,11 @@ def test_a_body_that_is_not_a_form_is_refused_in_one_line(apps: Any) -> None:
     assert a.events()[start:] == []
 
 
-def test_text_the_agent_typed_is_escaped_in_every_page(apps: Any) -> None:
-    a = apps("crm-inbound-sql")
+def test_text_the_agent_typed_is_escaped_in_every_page() -> None:
+    a = Apps("crm-inbound-sql")
     payload = "<script>alert(1)</script><img src=x onerror=alert(2)>"
-    a("crm").post("/contacts/101/note", content=urlencode([("ownerId", "61000001"), ("timestamp",
-                  "2026-07-20T08:00:00Z"), ("body", payload), ("contacts", "101")]), follow_redirects=False,
+    a("crm").post(keyed("/contacts/101/note"), content=urlencode([("ownerId", keyed("61000001")), ("timestamp",
+                  "2026-07-20T08:00:00Z"), ("body", payload), ("contacts", keyed("101"))]), follow_redirects=False,
                   headers={"content-type": "application/x-www-form-urlencoded"})  # fmt: skip
-    page = a("crm").get("/contacts/101").text
+    page = a("crm").get(keyed("/contacts/101")).text
     assert payload not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page

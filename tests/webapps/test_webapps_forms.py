@@ -10,8 +10,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from webapps_client import Apps
 
 from salesgym.envs.workflows.state import APPLY
+from salesgym.testing.ids import keyed
 
 RECORD_KINDS = set(APPLY)  # record_created / _updated / _deleted, fact_revealed, message_received, task_finished
 
@@ -74,6 +76,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
     ("crm-inbound-sql", "task", "/finish", {"summary": "done"},
      {"tool": "finish_task", "args": {"summary": "done"}}),
 ]
+CASES = keyed(CASES)  # written by place in each table (contact 101, deal 9001, ...); the instance's ids
 
 
 def post(client: Any, path: str, form: Any) -> Any:
@@ -92,9 +95,9 @@ def _tools(events: list[dict[str, Any]]) -> list[Any]:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[1]}{c[2]}")
-def test_a_form_submitted_is_the_tool_call(apps: Any, case: tuple[str, str, str, Any, dict[str, Any]]) -> None:
+def test_a_form_submitted_is_the_tool_call(case: tuple[str, str, str, Any, dict[str, Any]]) -> None:
     template, app, path, form, call = case
-    a = apps(template)
+    a = Apps(template)
     twin = a.env.clone()
     start = len(a.events())
     response = post(a(app), path, form)
@@ -110,50 +113,51 @@ def test_a_form_submitted_is_the_tool_call(apps: Any, case: tuple[str, str, str,
     assert ui_args == tool_args
 
 
-def test_a_duplicate_email_is_refused_as_the_product_shows_it(apps: Any) -> None:
-    a = apps("crm-inbound-sql")
+def test_a_duplicate_email_is_refused_as_the_product_shows_it() -> None:
+    a = Apps("crm-inbound-sql")
     start, before = len(a.events()), a.env.replay().digest()
     response = a("crm").post("/contacts/new", data={"email": "YARA.NOVAK@globex.io", "firstname": "Yara"})
     assert response.status_code == 409
-    assert "409 Conflict: Contact already exists. Existing ID: 101" in response.text
-    assert 'href="/contacts/101"' in response.text  # the existing record, linked
+    assert keyed("409 Conflict: Contact already exists. Existing ID: 101") in response.text
+    assert keyed('href="/contacts/101"') in response.text  # the existing record, linked
     assert 'value="YARA.NOVAK@globex.io"' in response.text  # what the person typed stays in the form
     new = a.events()[start:]
     assert [(e["kind"], e["payload"]["tool"]) for e in new] == [("invalid_action", "hubspot-batch-create-objects")]
     assert a.env.replay().digest() != before  # the invalid action is counted, as for a tool call
 
 
-def test_a_read_only_app_shows_its_forms_disabled_and_refuses_the_post(apps: Any) -> None:
-    a = apps("new-exec-full-cycle")  # prospecting is read only in this task
-    page = a("prospecting").get("/leads/L0001")
+def test_a_read_only_app_shows_its_forms_disabled_and_refuses_the_post() -> None:
+    a = Apps("new-exec-full-cycle")  # prospecting is read only in this task
+    page = a("prospecting").get(keyed("/leads/L0001"))
     assert page.status_code == 200 and 'id="btn-save_lead" disabled' in page.text
     start = len(a.events())
-    response = a("prospecting").post("/leads/L0001", data={"list_id": "LL001"})
+    response = a("prospecting").post(keyed("/leads/L0001"), data=keyed({"list_id": "LL001"}))
     assert response.status_code == 403 and "may read the prospecting app but not write" in response.text
     assert [(e["kind"], e["payload"]["tool"]) for e in a.events()[start:]] == [("invalid_action", "save_lead")]
 
 
-def test_an_app_the_task_does_not_use_answers_403_and_records_nothing(apps: Any) -> None:
-    a = apps("crm-inbound-sql")
+def test_an_app_the_task_does_not_use_answers_403_and_records_nothing() -> None:
+    a = Apps("crm-inbound-sql")
     start = len(a.events())
-    for path in ("/prospects", "/sequences/1/add"):
+    for path in ("/prospects", keyed("/sequences/1/add")):
         assert a("sequencer").get(path).status_code == 403
-    assert a("sequencer").post("/sequences/1/add", data={"prospectIds": "1", "mailboxId": "1"}).status_code == 403
+    form = keyed({"prospectIds": "1", "mailboxId": "1"})
+    assert a("sequencer").post(keyed("/sequences/1/add"), data=form).status_code == 403
     assert a.events()[start:] == []
 
 
-def test_pages_cost_no_call_and_move_no_clock(apps: Any) -> None:
-    a = apps("new-exec-full-cycle")
+def test_pages_cost_no_call_and_move_no_clock() -> None:
+    a = Apps("new-exec-full-cycle")
     start, clock = len(a.events()), a.env.observe()["data"]["clock"]
-    for app, path in (("crm", "/contacts"), ("crm", "/contacts/101"), ("crm", "/deals/board"),
-                      ("sequencer", "/sequences/1"), ("scheduler", "/event-types/ET0001"), ("prospecting", "/leads"),
-                      ("task", "/")):
+    for app, path in (("crm", "/contacts"), ("crm", keyed("/contacts/101")), ("crm", "/deals/board"),
+                      ("sequencer", keyed("/sequences/1")), ("scheduler", keyed("/event-types/ET0001")),
+                      ("prospecting", "/leads"), ("task", "/")):
         assert a(app).get(path).status_code == 200
     assert len(a.events()) == start and a.env.observe()["data"]["clock"] == clock
 
 
-def test_without_a_run_cookie_there_is_no_page(apps: Any) -> None:
-    a = apps("crm-inbound-sql")
+def test_without_a_run_cookie_there_is_no_page() -> None:
+    a = Apps("crm-inbound-sql")
     a("crm").cookies.clear()
     assert a("crm").get("/contacts").status_code == 404
     opened = a("crm").get(f"/open/{a.run.run_id}", follow_redirects=False)
@@ -161,11 +165,11 @@ def test_without_a_run_cookie_there_is_no_page(apps: Any) -> None:
     assert a("crm").get("/open/no-such-run").status_code == 404
 
 
-def test_a_closed_task_takes_no_more_changes(apps: Any) -> None:
-    a = apps("crm-inbound-sql")
+def test_a_closed_task_takes_no_more_changes() -> None:
+    a = Apps("crm-inbound-sql")
     assert a("task").post("/finish", data={"summary": ""}, follow_redirects=False).status_code == 303
     page = a("task").get("/")
     assert "This task is closed. Verdict: fail." in page.text
     start = len(a.events())
-    response = a("crm").post("/contacts/101/edit", data={"hs_lead_status": "IN_PROGRESS"})
+    response = a("crm").post(keyed("/contacts/101/edit"), data={"hs_lead_status": "IN_PROGRESS"})
     assert response.status_code == 409 and a.events()[start:] == []

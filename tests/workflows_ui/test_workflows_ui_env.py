@@ -8,9 +8,9 @@ import io
 from typing import Any
 
 import pytest
+from ui_elements import element
 
 import salesgym
-from conftest import element
 from salesgym.agents import make_policy
 from salesgym.agents.base import rollout
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from ui_elements import element
 
-from conftest import element
 from salesgym.agents.base import rollout
 from salesgym.agents.workflows_ui.reference import UIReference
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv

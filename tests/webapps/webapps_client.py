@@ -1,8 +1,8 @@
-"""Helpers for the web apps' tests: a run of a template behind the apps, and an HTTP client per app."""
+"""Helpers for the web apps' tests: a run of a template behind the apps, and an HTTP client per app (not a
+conftest.py: the doctest collector would import it under the same name as tests/workflows_ui/conftest.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -40,8 +40,3 @@ class Apps:
 
     def events(self) -> list[dict[str, Any]]:
         return self.env.event_log()
-
-
-@pytest.fixture
-def apps() -> Callable[..., Apps]:
-    return Apps
