@@ -1,8 +1,8 @@
 """Record ids in tests written by a record's place in its table: ``keyed`` turns the ids the workflows instances
-had before ids were keyed by the seed (the n-th contact ``10n``, company ``500n``, deal ``900n``, lead ``L000n``, list ``LL00n``,
-account ``A00n``, event type ``ET000n``, scheduled event ``EV0000n``, owner ``6100000n``; a sequencer record ``n``
-under the argument or path that names its table;
-numbers as well as strings) into the instance's keyed ids (``apps.common.format_id``).
+had before ids were keyed by the seed (the n-th contact ``10n``, company ``500n``, deal ``900n``, lead ``L000n``,
+list ``LL00n``, account ``A00n``, event type ``ET000n``, scheduled event ``EV0000n``, owner ``6100000n``; a
+sequencer record ``n`` under the argument or path that names its table; numbers as well as strings)
+into the instance's keyed ids (``apps.common.format_id``).
 
 >>> from salesgym.envs.workflows.apps.common import format_id
 >>> keyed("/contacts/101/edit") == f"/contacts/{format_id('crm.contacts', 1, 1)}/edit"
@@ -21,7 +21,8 @@ from salesgym.envs.workflows.apps.common import format_id
 
 # a pattern of a written id and the table whose n-th record (the pattern's group) it names
 _WRITTEN = [
-    (r"\b6100000(\d)\b", "crm.owners"), (r"\b900(\d)\b", "crm.deals"), (r"\b500(\d)\b", "crm.companies"), (r"\b10(\d)\b", "crm.contacts"),
+    (r"\b6100000(\d)\b", "crm.owners"), (r"\b900(\d)\b", "crm.deals"), (r"\b500(\d)\b", "crm.companies"),
+    (r"\b10(\d)\b", "crm.contacts"),
     (r"\bLL00(\d)\b", "prospecting.lists"), (r"\bL000(\d)\b", "prospecting.leads"),
     (r"\bA00(\d)\b", "prospecting.accounts"), (r"\bET000(\d)\b", "scheduler.event_types"),
     (r"\bEV0000(\d)\b", "scheduler.scheduled_events"),
