@@ -35,12 +35,13 @@ from typing import Any
 from timing import reference_s
 
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv
+from salesgym.testing.ids import keyed
 
 TARGETS = {"reset_ms": 1000.0, "step_ms": 300.0}
-ACTIONS = ["goto('http://crm.salesgym.test/contacts')", "goto('http://crm.salesgym.test/contacts/101/edit')",
+ACTIONS = ["goto('http://crm.salesgym.test/contacts')", keyed("goto('http://crm.salesgym.test/contacts/101/edit')"),
            "#f-jobtitle=Head of Growth", "#f-hs_lead_status>IN_PROGRESS", "#btn-save",
            "goto('http://crm.salesgym.test/deals/board')", "goto('http://sequencer.salesgym.test/sequences')",
-           "goto('http://scheduler.salesgym.test/event-types/ET0001')", "goto('http://prospecting.salesgym.test/leads')",
+           keyed("goto('http://scheduler.salesgym.test/event-types/ET0001')"), "goto('http://prospecting.salesgym.test/leads')",
            "goto('http://task.salesgym.test/')", "#f-question=Why is this needed?", "#btn-ask"]  # fmt: skip
 
 
@@ -125,7 +126,7 @@ def _page_ms(rounds: int) -> float:
     client = TestClient(all_apps(Options(runs)), base_url="http://crm.salesgym.test", cookies={"sgrun": "bench"})
     times = []
     for _ in range(rounds):
-        for path in ("/contacts", "/contacts/101", "/deals/board", "/contacts/101/meeting"):
+        for path in ("/contacts", keyed("/contacts/101"), "/deals/board", keyed("/contacts/101/meeting")):
             t = time.perf_counter()
             assert client.get(path).status_code == 200
             times.append(time.perf_counter() - t)

@@ -14,6 +14,7 @@ import salesgym
 from salesgym.agents import make_policy
 from salesgym.agents.base import rollout
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv
+from salesgym.testing.ids import keyed
 from salesgym.webapps.control import outcome
 
 
@@ -42,14 +43,14 @@ def test_the_observation_is_a_screenshot_a_tree_with_ids_the_page_and_the_task(e
 
 def test_a_browsergym_action_string_is_the_same_action_as_the_call(env: Any) -> None:
     env.reset(seed=1)
-    a = env.step("goto('http://crm.salesgym.test/contacts/101')")[0]
+    a = env.step(keyed("goto('http://crm.salesgym.test/contacts/101')"))[0]
     env.reset(seed=1)
-    b = env.step({"tool": "goto", "args": {"url": "http://crm.salesgym.test/contacts/101"}})[0]
-    assert a["data"]["url"] == b["data"]["url"] == "http://crm.salesgym.test/contacts/101"
+    b = env.step({"tool": "goto", "args": {"url": keyed("http://crm.salesgym.test/contacts/101")}})[0]
+    assert a["data"]["url"] == b["data"]["url"] == keyed("http://crm.salesgym.test/contacts/101")
     assert a["data"]["screenshot"] == b["data"]["screenshot"]
     edit = element(b, "edit")
     c = env.step(f"click(bid='{edit['bid']}')")[0]
-    assert c["data"]["url"].endswith("/contacts/101/edit")
+    assert c["data"]["url"].endswith(keyed("/contacts/101/edit"))
 
 
 BAD = {
@@ -167,7 +168,7 @@ def test_choosing_a_selects_empty_option_clears_it(env: Any) -> None:
     """Found by the sweep: Playwright reads an empty option value as "no value", so select_option(bid, '') left
     the lifecycle stage as it was and the clear-then-set rule could not be followed through the page."""
     env.reset(seed=1)
-    obs = env.step("goto('http://crm.salesgym.test/contacts/101/edit')")[0]
+    obs = env.step(keyed("goto('http://crm.salesgym.test/contacts/101/edit')"))[0]
     field = element(obs, "f-lifecyclestage")
     assert field["value"] == "lead"
     obs = env.step({"tool": "select_option", "args": {"bid": field["bid"], "options": ""}})[0]

@@ -12,6 +12,7 @@ from ui_elements import element
 from salesgym.agents.base import rollout
 from salesgym.agents.workflows_ui.reference import UIReference
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv
+from salesgym.testing.ids import keyed
 
 
 def _solved(template: str, seed: int = 1) -> Any:
@@ -73,7 +74,7 @@ def test_the_reference_stopped_before_the_end_would_pass() -> None:
 def test_editing_a_record_the_task_did_not_name_fails_the_task() -> None:
     """The edit form of another contact (a field the check does not read, on a record it does not name)."""
     env = _solved("crm-inbound-sql")
-    obs = env.step("goto('http://crm.salesgym.test/contacts/102/edit')")[0]
+    obs = env.step(keyed("goto('http://crm.salesgym.test/contacts/102/edit')"))[0]
     env.step({"tool": "fill", "args": {"bid": element(obs, "f-jobtitle")["bid"], "value": "Chief Everything"}})
     obs = env.step({"tool": "click", "args": {"bid": element(env.observe(), "btn-save")["bid"]}})[0]
     score = _finish(env)
@@ -121,10 +122,12 @@ def test_no_route_deletes_or_replaces_a_record(method: str) -> None:
 
 def test_enrolling_everyone_fails_the_task() -> None:
     env = _solved("seq-webinar-followup")
-    obs = env.step("goto('http://sequencer.salesgym.test/sequences/1/add')")[0]
+    obs = env.step(keyed("goto('http://sequencer.salesgym.test/sequences/1/add')"))[0]
     for box in [e for e in obs["data"]["elements"] if e["id"].startswith("sel-")]:
         obs = env.step({"tool": "click", "args": {"bid": box["bid"]}})[0]
-    obs = env.step({"tool": "select_option", "args": {"bid": element(obs, "f-mailboxId")["bid"], "options": "1"}})[0]
+    mailbox = keyed({"mailboxId": "1"})["mailboxId"]
+    box = element(obs, "f-mailboxId")["bid"]
+    obs = env.step({"tool": "select_option", "args": {"bid": box, "options": mailbox}})[0]
     obs, *_, info = env.step({"tool": "click", "args": {"bid": element(obs, "btn-enroll")["bid"]}})
     assert [c["tool"] for c in info["app_calls"]] == ["sequence_add_prospects"]
     assert "Not added" in obs["data"]["axtree"] or info["app_calls"][0]["status"] == "error"  # per-prospect refusals
@@ -142,8 +145,8 @@ def test_a_note_submitted_twice_fails_the_task_and_a_contact_twice_is_refused() 
     env.close()
     env = _solved("new-exec-full-cycle")
     p = env.hidden_truth()["instance"]["params"]
-    start = len(env.event_log())
     env.step("goto('http://crm.salesgym.test/contacts/new')")
+    start = len(env.event_log())
     _post(env, "http://crm.salesgym.test/contacts/new", {"email": p["email"], "firstname": p["first"]})
     assert "409 Conflict" in env.session.page.content()
     assert [e["kind"] for e in env.event_log()[start:]] == ["invalid_action"]
@@ -156,9 +159,9 @@ def test_a_forged_form_to_a_read_only_app_or_with_an_option_the_select_does_not_
     env.reset(seed=1)
     env.step("goto('http://crm.salesgym.test/contacts')")
     start = len(env.event_log())
-    _post(env, "http://prospecting.salesgym.test/leads/L0001", {"list_id": "LL001"})
-    _post(env, "http://crm.salesgym.test/contacts/101/edit", {"lifecyclestage": "board-member"})
-    _post(env, "http://crm.salesgym.test/contacts/101/edit", {"hubspot_owner_id": "1"})
+    _post(env, keyed("http://prospecting.salesgym.test/leads/L0001"), {"list_id": keyed("LL001")})
+    _post(env, keyed("http://crm.salesgym.test/contacts/101/edit"), {"lifecyclestage": "board-member"})
+    _post(env, keyed("http://crm.salesgym.test/contacts/101/edit"), {"hubspot_owner_id": "1"})
     kinds = [(e["kind"], e["payload"].get("tool")) for e in env.event_log()[start:]]
     assert kinds == [("invalid_action", "save_lead"), ("invalid_action", "hubspot-batch-update-objects"),
                      ("invalid_action", "hubspot-batch-update-objects")]
