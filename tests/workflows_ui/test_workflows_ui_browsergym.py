@@ -42,6 +42,7 @@ def _action(step: Any, page: Any, port_origin: dict[str, str]) -> str:
     return f"click({bid!r})"
 
 
+@pytest.mark.campaign  # minutes on a loaded machine: BrowserGym's own Chromium and observation extraction
 def test_a_four_app_task_through_browsergyms_browserenv_gets_salesgyms_verdict() -> None:
     from browsergym.core.action.highlevel import HighLevelActionSet
 

@@ -16,7 +16,9 @@ from salesgym.envs.workflows_ui.conformance import LeakScanner
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv
 from salesgym.webapps.views import ROUTES
 
-HIDDEN_FACTS = ("crm-budget-colleague", "sched-reschedule-request", "outbound-locked-mailbox", "inmail-reply-referral")
+# one in the default suite, the others in the campaign (the campaign's sweep scans every template's episodes)
+HIDDEN_FACTS = ("crm-budget-colleague", *(pytest.param(t, marks=pytest.mark.campaign) for t in (
+    "sched-reschedule-request", "outbound-locked-mailbox", "inmail-reply-referral")))
 
 
 def _scanned(env: Any, policy: Any, seed: int, max_steps: int = 400) -> LeakScanner:
@@ -48,6 +50,7 @@ def test_the_reference_episode_shows_no_hidden_value_before_it_is_told(template:
     env.close()
 
 
+@pytest.mark.campaign
 def test_a_random_clicker_sees_no_hidden_value() -> None:
     env = WorkflowsUIEnv(template="outbound-locked-mailbox", screenshot=False)
     scanner = _scanned(env, UIRandom(7), 7, max_steps=60)

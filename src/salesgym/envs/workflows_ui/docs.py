@@ -14,24 +14,25 @@ import io
 import sys
 from pathlib import Path
 
+from salesgym.testing.ids import keyed
 from salesgym.webapps.origins import TEST_DOMAIN
 
 TEMPLATE, SEED = "new-exec-full-cycle", 1
 OUT = Path("docs") / "computer-use"
 WIDTH = 960  # the 1280-pixel viewport, shrunk
 # (file, look, address): one page of each app, the task desk, a form with a refusal's look, two other looks
-SHOTS = (
+SHOTS = keyed((
     ("task-desk", "default", f"http://task.{TEST_DOMAIN}/"),
     ("crm-contacts", "default", f"http://crm.{TEST_DOMAIN}/contacts"),
     ("crm-contact", "default", f"http://crm.{TEST_DOMAIN}/contacts/101"),
     ("crm-board", "default", f"http://crm.{TEST_DOMAIN}/deals/board"),
     ("sequencer-enrol", "default", f"http://sequencer.{TEST_DOMAIN}/sequences/3/add"),
-    ("scheduler-slots", "default", f"http://scheduler.{TEST_DOMAIN}/event-types/ET0001?week=2026-07-27"),
+    ("scheduler-slots", "default", f"http://scheduler.{TEST_DOMAIN}/event-types/ET0001"),
     ("prospecting-leads", "default", f"http://prospecting.{TEST_DOMAIN}/leads?seniority=VP&seniority=CXO"),
     ("prospecting-inmail", "default", f"http://prospecting.{TEST_DOMAIN}/leads/L0001/inmail"),
     ("crm-contacts-dark", "dark", f"http://crm.{TEST_DOMAIN}/contacts"),
     ("crm-contacts-rearranged", "rearranged", f"http://crm.{TEST_DOMAIN}/contacts"),
-)
+), SEED)  # records by their place in their tables (salesgym.testing.ids), the instance's ids
 
 
 def shrink(png: bytes) -> bytes:

@@ -1,5 +1,7 @@
 """The all-templates browser sweep: the UI reference agent on every template and seed, each end state judged and
-compared with the tool path's for the same instance (the same verdict on every check: ``control.outcome``).
+compared with the tool path's for the same instance (the same verdict on every check: ``control.outcome``), and
+the leak scan (``conformance.LeakScanner``) over every observation of the episode and everything its browser
+loaded or holds (a hidden value found is the episode's problem).
 
     python -m salesgym.envs.workflows_ui.sweep --seeds 1 2 --workers 2
 
@@ -16,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from salesgym.agents.base import Policy
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,36 @@ def tool_outcome(template: str, seed: int) -> dict[str, Any]:
     return outcome(env.score())
 
 
+class Scanned(Policy):
+    """``inner``, with the leak scan over each observation it is given and each tool result (the scanner made at
+    reset, on the episode's fresh browser context)."""
+
+    def __init__(self, inner: Policy, env: Any) -> None:
+        super().__init__(inner.seed)
+        self.inner, self.env = inner, env
+        self.scanner: Any = None
+        self.result: dict[str, Any] = {}
+
+    def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = "") -> None:
+        from salesgym.envs.workflows_ui.conformance import LeakScanner
+
+        self.inner.reset(observation, tool_schemas, instructions)
+        self.scanner, self.result = LeakScanner(self.env), {}
+        self.scan(observation)
+
+    def scan(self, observation: dict[str, Any]) -> None:
+        self.scanner.learn(self.env.event_log())
+        self.scanner.scan(observation, self.result)
+
+    def act(self, observation: dict[str, Any]) -> Any:
+        self.scan(observation)
+        return self.inner.act(observation)
+
+    def observe_result(self, tool_result: dict[str, Any]) -> None:
+        self.result = {"tool_result": tool_result}
+        self.inner.observe_result(tool_result)
+
+
 def check(template: str, seed: int, variant: str = "default") -> Checked:
     """One episode of the UI reference, and its verdict against the tool path's."""
     from salesgym.agents.base import rollout
@@ -59,14 +93,19 @@ def check(template: str, seed: int, variant: str = "default") -> Checked:
     try:
         env.reset(seed=seed)
         policy = UIReference(seed, env.hidden_truth())
+        scanned = Scanned(policy, env)
         problems = []
-        episode = rollout(env, policy, seed=seed)
+        episode = rollout(env, scanned, seed=seed)
         for step in episode:
             if step.info["tool_result"]["status"] != "ok":
                 problems.append(f"{step.action}: {step.info['tool_result']['output'].get('error')}")
         if episode.end and episode.end.startswith("stopped") and "is played" not in episode.end:
             problems.append(episode.end)
         problems += policy.mismatches
+        try:
+            scanned.scan(env.observe())  # the end state's page too
+        except AssertionError as leak:
+            problems.append(f"leak: {leak}")
         score = env.score()
         same = outcome(score) == tool_outcome(template, seed)
         return Checked(template, seed, bool(score["passed"]), same, len(env.actions), time.perf_counter() - start,
