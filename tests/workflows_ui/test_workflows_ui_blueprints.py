@@ -68,3 +68,17 @@ def test_a_templates_ui_steps_read_in_words() -> None:
     assert any("press Save" in line for line in lines) and any("{contact_id}" in line for line in lines)
     for template in TEMPLATES.values():
         assert len(describe(template)) > len(template.solution)
+
+
+def test_the_reference_compares_calls_as_the_tool_reads_them() -> None:
+    """A meeting form leaves out an empty deal list where the solution sends ``[]`` (pipeline-no-show,
+    hygiene-double-booking): the same call; another deal list is another call."""
+    from salesgym.agents.workflows_ui.reference import as_read
+
+    form = {"type": "MEETING", "ownerId": 61000001, "associations": {"contactIds": [101]},
+            "metadata": {"timestamp": "2026-07-17T14:00:00Z", "title": "Demo"}}  # fmt: skip
+    solution = {**form, "associations": {"contactIds": [101], "dealIds": []}}
+    other = {**form, "associations": {"contactIds": [101], "dealIds": [9001]}}
+    read = as_read("hubspot-create-engagement", form)
+    assert read == as_read("hubspot-create-engagement", solution) != as_read("hubspot-create-engagement", other)
+    assert as_read("hubspot-create-engagement", {"type": 3}) == {"type": 3}  # refused arguments: as sent
