@@ -5,7 +5,7 @@
 #     -e SALESGYM_OPERATOR_TOKEN=... -e SALESGYM_AGENT_TOKENS=... -e SALESGYM_VERIFIER_KEY=... salesgym-serve
 FROM python:3.11-slim
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY src ./src
 COPY splits ./splits
 RUN pip install --no-cache-dir '.[serve]'

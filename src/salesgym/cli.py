@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 
 from salesgym.bench.commands import one_line
 from salesgym.bench.commands import register as register_bench
+from salesgym.cli_options import SEED_MAX, STEPS_MAX
 from salesgym.serve.commands import register as register_serve
 from salesgym.webapps.commands import register as register_apps
 
@@ -71,17 +72,18 @@ app = typer.Typer(
     cls=_OneLineErrors,
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode=None,  # help texts are plain text (they quote POLICY/TERRITORY[/TRIAL]), never markup
     help="salesgym: enterprise selling as RL environments.",
 )
 
 
 @app.command()
 def demo(
-    seed: int = typer.Option(7, help="world seed"),
-    n_opportunities: int = typer.Option(5, "--n-opportunities", "-n", help="territory size (3-100)"),
-    horizon_days: int = typer.Option(30, "--horizon-days", help="30, 90 or 180"),
+    seed: int = typer.Option(7, min=0, max=SEED_MAX, help="world seed"),
+    n_opportunities: int = typer.Option(5, "--n-opportunities", "-n", min=3, max=100, help="territory size"),
+    horizon_days: int = typer.Option(30, "--horizon-days", min=30, max=180, help="30, 90 or 180"),
     family: str = typer.Option("midmarket_saas", help="scenario family"),
-    max_steps: int = typer.Option(400, help="stop after this many tool calls"),
+    max_steps: int = typer.Option(400, min=1, max=STEPS_MAX, help="stop after this many tool calls"),
 ) -> None:
     """Play the built-in heuristic seller through a small territory and print a readable trace."""
     from salesgym.demo import run_demo

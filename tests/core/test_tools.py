@@ -22,6 +22,7 @@ from salesgym.core.tools import (
     ToolOutcome,
     ToolResult,
     ToolSpec,
+    mcp_schema,
     openai_strict,
     quote,
     strict_schema,
@@ -143,7 +144,7 @@ def test_openai_and_mcp_exports() -> None:
     assert spec.openai() == {"type": "function", "function": {"name": "echo", "description": "Echo text back.",
                                                               "parameters": openai_strict(strict_schema(EchoArgs)),
                                                               "strict": True}}
-    assert spec.mcp() == {"name": "echo", "description": "Echo text back.", "inputSchema": strict_schema(EchoArgs)}
+    assert spec.mcp() == {"name": "echo", "description": "Echo text back.", "inputSchema": mcp_schema(EchoArgs)}
     assert BOX.names() == ["echo"] and BOX.openai() == [spec.openai()] and BOX.mcp() == [spec.mcp()]
 
 
@@ -164,6 +165,35 @@ def test_openai_export_keeps_only_strict_mode_keywords_and_says_lengths_in_words
     assert params["properties"]["items"]["maxItems"] == 2  # array bounds are in strict mode's subset
     with pytest.raises(ToolError, match="50"):  # the limit is still enforced by the parser
         BOX.parse({"tool": "echo", "args": {"text": "x" * 51, "times": 1}})
+
+
+def test_mcp_schema_requires_only_fields_without_a_default_and_states_the_defaults() -> None:
+    """An MCP client may leave an optional field out (it means the default) and never has to send null; the
+    schema is otherwise the strict one, so the OpenAI export is unchanged."""
+    schema = mcp_schema(EchoArgs)
+    assert schema["required"] == ["text", "times"]
+    assert schema["properties"]["mode"]["default"] is None and "default" not in schema["properties"]["items"]
+    assert schema["properties"]["items"]["items"]["required"] == ["name", "value"]
+    strict = strict_schema(EchoArgs)
+
+    def without_defaults(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: without_defaults(v) for k, v in node.items() if k not in ("default", "required")}
+        return [without_defaults(v) for v in node] if isinstance(node, list) else node
+
+    assert without_defaults(schema) == without_defaults(strict)
+    for args in ({"text": "hi", "times": 1}, {"text": "hi", "times": 1, "mode": "loud"}):  # the parser agrees
+        _, parsed = BOX.parse({"tool": "echo", "args": args})
+        assert parsed.mode == args.get("mode") and parsed.items == []  # type: ignore[attr-defined]
+
+
+def test_mcp_schema_of_a_model_with_no_required_field_has_no_required_list() -> None:
+    class Opt(ToolArgs):
+        page: int = Field(0, ge=0, description="page")
+
+    assert mcp_schema(Opt) == {"type": "object", "additionalProperties": False,
+                               "properties": {"page": {"type": "integer", "minimum": 0, "default": 0,
+                                                       "description": "page"}}}
 
 
 def test_strict_schema_of_a_plain_model_without_fields() -> None:

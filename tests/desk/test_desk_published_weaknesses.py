@@ -1,7 +1,7 @@
-"""The published benchmark's weaknesses (shared/notes/salesbench.md, section 6), each pinned: an offer's
-premium is a stored quote's; no buyer sees another lead's conversation; same seed and calls give the same
-log by hash; a buyer-side failure is a recorded error, never a silent refusal; quoting and proposing without
-converting scores no more than doing nothing."""
+"""The published benchmark's weaknesses (docs/desk.md, "What it answers in the published benchmark"), each
+pinned: an offer's premium is a stored quote's; no buyer sees another lead's conversation; same seed and calls
+give the same log by hash; a buyer-side failure is a recorded error, never a silent refusal; quoting and
+proposing without converting scores no more than doing nothing."""
 
 from __future__ import annotations
 

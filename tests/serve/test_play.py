@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pexpect
@@ -59,3 +60,36 @@ def test_a_person_plays_a_debug_episode_to_the_end() -> None:
                    *[NEXT_WEEK] * weeks]:
         env.step(action)
     assert score == json.loads(json.dumps(env.score()))  # the same calls in-process: the same verifier report
+
+
+def test_the_first_screen_shows_the_portfolio_and_an_empty_answer_takes_the_default() -> None:
+    env = salesgym.make("territory-debug-v0")
+    obs, _ = env.reset(seed=3)
+    rows = obs["data"]["portfolio"]["rows"]
+    child = pexpect.spawn(sys.executable, ["-m", "salesgym.cli", "play", "territory-debug-v0", "--seed", "3"],
+                          encoding="utf-8", timeout=60, dimensions=(50, 200))
+    try:
+        child.expect("call> ")
+        first = child.before
+        for opportunity_id, account, milestone, *_ in rows:  # ids, accounts and milestones up front
+            assert re.search(rf"{opportunity_id}\s+{re.escape(account)}\s+{milestone}", first), first
+        child.sendline("view_opportunity")
+        child.expect("opportunity_id .*opportunity_id> ")
+        child.sendline("o001")
+        child.expect(r"page \(integer, empty for the default: 0\).*page> ")
+        child.sendline("")  # the default, as docs/tools.md and the schema say: page is optional
+        child.expect(r"\[(ok|error)\] reward")
+        assert "invalid literal" not in child.before and child.after == "[ok] reward", child.before
+        child.expect("call> ")
+        child.sendline("wait")
+        child.expect("hours> ")
+        child.sendline("")  # left out: the default (null)
+        child.expect("until> ")
+        child.sendline("next_week")
+        child.expect(r"\[ok\] reward")
+        child.expect("call> ")
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0

@@ -1,4 +1,4 @@
-"""Bad input is data, not a crash (DESIGN.md section 3, promise 5).
+"""Bad input is data, not a crash (docs/architecture.md, promise 5).
 
 Every class of bad call returns ``status="error"`` with a reason, records exactly one ``invalid_action``
 event and changes nothing else; a hypothesis state machine mixes random valid and invalid calls and

@@ -87,3 +87,22 @@ def test_families_md_quotes_the_catalogue() -> None:
         overrides = ", ".join(f"{names[k]} {v:g}" for k, v in spec.capacity.items()) or "none"
         assert row.rstrip(" |").endswith(overrides), (row, overrides)
         assert f"| {spec.nonviable_rate:.0%} | {spec.competitor_rate:.0%} |" in row
+
+
+def test_the_required_column_agrees_with_the_mcp_schema() -> None:
+    """An argument docs/tools.md calls optional ("no") is one the MCP schema leaves out of ``required``, and the
+    reverse, so a client reading either leaves out the same arguments (``page`` of ``view_opportunity`` is)."""
+    import salesgym
+
+    text = TOOLS_MD.read_text(encoding="utf-8")
+    for tool in salesgym.make("territory-debug-v0").mcp_tools():
+        section = text.split(f"## `{tool['name']}`", 1)[1].split("\n## ", 1)[0]
+        documented = {}
+        for line in section.splitlines():
+            cells = [c.strip() for c in line.split(" | ")]
+            if line.startswith("| `") and len(cells) >= 4:
+                documented[cells[0].strip("| `")] = cells[2] != "no"
+        schema = tool["inputSchema"]
+        assert documented == {n: n in schema.get("required", []) for n in schema["properties"]}, tool["name"]
+    assert "page" not in next(t for t in salesgym.make("territory-debug-v0").mcp_tools()
+                              if t["name"] == "view_opportunity")["inputSchema"].get("required", [])

@@ -1,4 +1,4 @@
-"""Properties of the territory's dynamics that must survive any change (shared/TERRITORY.md, last section)."""
+"""Properties of the territory's dynamics that must survive any change (docs/territory.md, the last section)."""
 
 from __future__ import annotations
 

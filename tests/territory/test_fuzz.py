@@ -1,4 +1,4 @@
-"""Fuzzing the call parser (DESIGN.md section 3, promises 4 and 5).
+"""Fuzzing the call parser (docs/architecture.md, promises 4 and 5).
 
 Two properties:
 
@@ -6,9 +6,9 @@ Two properties:
   tool's exported schema and from its negations (wrong types, out of range, too long, missing and
   extra fields, null where not allowed, ...) are parsed by ``TOOLS.parse`` and validated by ``jsonschema``
   (Draft 2020-12) against ``mcp_tools()[i]["inputSchema"]`` (the OpenAI strict export is the same schema
-  without the string lengths strict mode cannot express); the two must agree. The
-  documented differences: a field with a default may be omitted, and means that default; a call without
-  arguments (``args`` absent, null or an empty text) means ``{}``. Handler-level
+  without the string lengths strict mode cannot express, and with every field required); the two must agree.
+  A field with a default is optional in the MCP schema and may be omitted; the one documented difference: a
+  call without arguments (``args`` absent, null or an empty text) means ``{}``. Handler-level
   refusals (an unknown id) are not the parser's, so parse results are compared, not step statuses.
 * **No input makes a step raise, and a refused call changes nothing but one event.** Thousands of generated
   calls (JSON texts, Python objects, deep nesting, huge integers, odd keys, objects whose methods raise, valid
@@ -61,8 +61,6 @@ from salesgym.testing.hostile_input import WIRE
 
 SCHEMAS = {t["name"]: t["inputSchema"] for t in salesgym.make("territory-debug-v0").mcp_tools()}
 VALIDATORS = {name: jsonschema.Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
-DEFAULTS = {name: {f: info.default for f, info in spec.args.model_fields.items() if not info.is_required()}
-            for name, spec in TOOLS.specs.items()}
 ANY_JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
@@ -190,9 +188,9 @@ _NOT_JSON = object()
 
 
 def _schema_accepts(tool: str, args: Any) -> bool:
-    """What the exported schema says of ``args``, read as the call's ``args`` is: a string is the arguments'
-    JSON text, and no arguments (null, or a text of only whitespace) is ``{}``. The one deliberate difference
-    from the bare schema: an omitted field that has a default means that default."""
+    """What the exported MCP schema says of ``args``, read as the call's ``args`` is: a string is the arguments'
+    JSON text, and no arguments (null, or a text of only whitespace) is ``{}``. An omitted field that has a
+    default is optional in the schema itself (it means that default)."""
     if isinstance(args, str):
         try:
             args = json.loads(args) if args.strip() else None
@@ -200,8 +198,6 @@ def _schema_accepts(tool: str, args: Any) -> bool:
             args = _NOT_JSON
     if args is None:
         args = {}
-    if isinstance(args, dict):
-        args = {**DEFAULTS[tool], **args}
     return args is not _NOT_JSON and VALIDATORS[tool].is_valid(args)
 
 

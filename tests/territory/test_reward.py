@@ -1,4 +1,4 @@
-"""The reward agrees with the score (DESIGN.md section 3, promise 8): the return is the public estimate of the
+"""The reward agrees with the score (docs/architecture.md, promise 8): the return is the public estimate of the
 primary score, it never pays for delay or for ending early, and it reads no hidden value."""
 
 from __future__ import annotations

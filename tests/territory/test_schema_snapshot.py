@@ -1,4 +1,4 @@
-"""The exported tool schemas are pinned (STYLE.md habit 4): any drift is a reviewed diff of the snapshot.
+"""The exported tool schemas are pinned (docs/architecture.md, habits): any drift is a reviewed diff of the snapshot.
 
 Regenerate after an intended change with ``SALESGYM_UPDATE_SNAPSHOTS=1 python -m pytest tests/territory``.
 """

@@ -1,4 +1,4 @@
-"""Policies that play salesgym through observations and tools only (DESIGN.md section 2).
+"""Policies that play salesgym through observations and tools only (docs/architecture.md, layers).
 
 Policies live per environment family (``agents/territory/``, later ``agents/desk/`` ...); each family's
 package defines a :class:`~salesgym.agents.base.PolicySuite` named ``SUITE``: the ranked baselines, the

@@ -21,6 +21,7 @@ from salesgym.bench import llm_options as lo
 from salesgym.bench import splits as sp
 from salesgym.bench.commands import (
     DEFAULT_DB,
+    WORKERS_MAX,
     DbPath,
     KeyFile,
     SplitsDir,
@@ -39,6 +40,7 @@ from salesgym.bench.commands import (
 from salesgym.bench.policyspec import PolicySpecError
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError
 from salesgym.bench.store import StoreError
+from salesgym.cli_options import COUNT_MAX, STEPS_MAX, finite
 
 SPLIT_KINDS = ("train", "eval", "held-out")
 
@@ -75,19 +77,25 @@ def calibrate(
     trials: Annotated[int, typer.Option(min=1, max=100, help="attempts per task (distinct policy seeds)")] = 8,
     pass_threshold: Annotated[
         float | None,
-        typer.Option("--pass-threshold", help="for a family without a pass/fail verdict: an episode passes when "
-                     "its primary score reaches this"),
+        typer.Option("--pass-threshold", min=0, callback=finite, help="for a family without a pass/fail verdict: "
+                     "an episode passes when its primary score reaches this"),
     ] = None,
-    episodes: Annotated[int | None, typer.Option(min=1, help="only the first N tasks of each split")] = None,
+    episodes: Annotated[
+        int | None, typer.Option(min=1, max=COUNT_MAX, help="only the first N tasks of each split")
+    ] = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="output directory (default: runs/calibration/<family>-<policy>)")
     ] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=WORKERS_MAX, help="parallel episodes (default: all cores)")
+    ] = None,
     db: DbPath = DEFAULT_DB,
     retry_errors: Annotated[
         bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
     ] = False,
-    max_steps: Annotated[int, typer.Option(min=1, help="step cap per episode (a failure)")] = DEFAULT_MAX_STEPS,
+    max_steps: Annotated[
+        int, typer.Option(min=1, max=STEPS_MAX, help="step cap per episode (a failure)")
+    ] = DEFAULT_MAX_STEPS,
     splits_dir: SplitsDir = None,
     key_file: KeyFile = None,
 ) -> None:

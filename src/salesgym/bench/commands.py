@@ -22,20 +22,23 @@ import typer
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from salesgym.bench import analysis as an
 from salesgym.bench import llm_options as lo
+from salesgym.bench import progress as bar
 from salesgym.bench import remote
 from salesgym.bench import splits as sp
+from salesgym.bench import vocabulary as vc
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
 from salesgym.bench.view import view_command
+from salesgym.cli_options import COUNT_MAX, STEPS_MAX, finite
 from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 
 DEFAULT_DB = Path("runs") / "salesgym.sqlite"
+WORKERS_MAX = 1024
 
 out = Console()
 err = Console(stderr=True)
@@ -113,13 +116,23 @@ PassThreshold = Annotated[
     float,
     typer.Option(
         "--pass-threshold",
+        min=0,
+        max=1,
+        callback=finite,
         help="pass^k: a territory passes when every trial's normalised score is at least this",
     ),
 ]
-PriceIn = Annotated[float | None, typer.Option("--price-in", min=0, help="$ per million prompt tokens")]
-PriceOut = Annotated[float | None, typer.Option("--price-out", min=0, help="$ per million completion tokens")]
+PriceIn = Annotated[
+    float | None, typer.Option("--price-in", min=0, callback=finite, help="$ per million prompt tokens")
+]
+PriceOut = Annotated[
+    float | None, typer.Option("--price-out", min=0, callback=finite, help="$ per million completion tokens")
+]
 PriceCached = Annotated[
-    float | None, typer.Option("--price-cached", min=0, help="$ per million cached prompt tokens (default: --price-in)")
+    float | None,
+    typer.Option(
+        "--price-cached", min=0, callback=finite, help="$ per million cached prompt tokens (default: --price-in)"
+    ),
 ]
 PricesFile = Annotated[
     Path | None,
@@ -242,6 +255,25 @@ def _preflight(manifest: sp.Manifest) -> None:
     problems = sp.environment_problems(manifest)
     if problems:
         raise BenchError(f"{where}: the environment cannot build this split: {'; '.join(problems[:5])}")
+    _first_world(manifest)
+
+
+def _first_world(manifest: sp.Manifest) -> None:
+    """Build, reset and score the split's first world here, before any episode: whatever a family imports
+    only when it plays or scores (a verifier's library) is missing now, once, not in every episode's record."""
+    from salesgym.bench import runner
+
+    if not manifest.territories:
+        return
+    first = manifest.territories[0]
+    try:
+        env = runner.make_env(first, None, manifest.env_id)
+        env.reset(seed=first.seed)
+        env.score()
+    except ImportError as e:
+        raise BenchError(f"{manifest.name}: a library this family needs is missing: {e}") from e
+    except Exception as e:  # every episode would fail the same way
+        raise BenchError(f"{manifest.name}: cannot build and score {first.id}: {type(e).__name__}: {e}") from e
 
 
 def _default_split(family: str | None) -> str:
@@ -260,13 +292,13 @@ def _n(x: float) -> str:
     return f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
-def _leaderboard(a: an.Analysis, title: str) -> Table:
+def _leaderboard(a: an.Analysis, title: str, words: vc.Vocabulary = vc.NEUTRAL) -> Table:
     t = Table(
         title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False
     )
     t.add_column("#", justify="right", min_width=5, no_wrap=True)
     t.add_column("policy", no_wrap=True, min_width=17)
-    columns = ["norm", "primary", "95% CI", "closed", "Δ anchor"]
+    columns = ["norm", "primary", "95% CI", words.closed.short, "Δ anchor"]
     columns += ["spread", f"pass^{a.trials}"] if a.trials > 1 else []
     columns += ["tokens/ep p/c/cached"] + (["$/ep"] if a.prices else []) if a.has_usage else []
     stops = any(a.stops.values())
@@ -296,25 +328,18 @@ def _leaderboard(a: an.Analysis, title: str) -> Table:
     return t
 
 
-SCORE_LEGEND = (  # what an environment class that says nothing of its score (SCORE_LEGEND) means by the columns
-    "primary = the environment's verified score",
-    "closed = mean closed value",
-)
-
-
-def _explain(a: an.Analysis, env_id: str = sp.ENV_ID) -> str:
-    import salesgym
-
-    primary, closed = getattr(salesgym.env_class(env_id), "SCORE_LEGEND", SCORE_LEGEND)
+def _explain(a: an.Analysis, words: vc.Vocabulary = vc.NEUTRAL) -> str:
+    """The legend under the leaderboard, in the family's words (``envs/<family>/report_words.py``)."""
+    w = words
     return (
-        f"[dim]Ranked by norm, the normalised score: {a.normalisation} (0 = no better than doing nothing or "
-        f"random, 1 = the reference), so every territory counts alike whatever its size. {escape(primary)} (mean; "
-        f"95% bootstrap CI over territories). {escape(closed)}. Δ anchor = paired difference with {a.anchor} "
-        "on the same territories (* = CI excludes 0). probe = an exploit probe, checked below, never ranked. "
-        "ref = reads hidden truth: headroom, never ranked."
+        f"[dim]Ranked by norm, the normalised score: {w.speak(a.normalisation)} (0 = no better than doing nothing or "
+        f"random, 1 = the reference), so every {w.unit} counts alike. primary = {escape(w.primary)} (mean; 95% "
+        f"bootstrap CI over {w.units}). {escape(w.closed.short)} = {escape(w.closed_means)}. Δ anchor = paired "
+        f"difference with {a.anchor} on the same {w.units} (* = CI excludes 0). probe = an exploit probe, checked "
+        "below, never ranked. ref = reads hidden truth: headroom, never ranked."
         + (
-            f" Each territory played {a.trials} times: figures are means over its trials; spread = mean std of norm "
-            f"across trials; pass^{a.trials} = share of territories where every trial reached norm >= "
+            f" Each {w.unit} played {a.trials} times: figures are means over its trials; spread = mean std of norm "
+            f"across trials; pass^{a.trials} = share of {w.units} where every trial reached norm >= "
             f"{a.pass_threshold:g}."
             if a.trials > 1
             else ""
@@ -387,19 +412,6 @@ def resolve_policies(
     return specs, added
 
 
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("episodes"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=err,
-    )
-
-
 def _dry_run(
     manifest: sp.Manifest,
     specs: list[PolicySpec],
@@ -418,7 +430,7 @@ def _dry_run(
 
     n_full = len(manifest.limited(episodes)) * trials
     _, todo = runner.plan(manifest, specs, min(sample, len(manifest.limited(episodes))), ablation, max_steps, 1)
-    progress = _progress()
+    progress = bar.make(err)
     task = progress.add_task(f"{manifest.name} (dry run)", total=len(todo))
     played: list[EpisodeRecord] = []
     with _sigterm_stops(), progress:
@@ -520,10 +532,16 @@ def bench(
     name: Annotated[
         str, typer.Option(help="--from-service / --from-record: the agent's name on the leaderboard")
     ] = "remote-agent",
-    trials: Annotated[int, typer.Option(min=1, help="play each territory K times (policy seeds differ)")] = 1,
+    trials: Annotated[
+        int, typer.Option(min=1, max=COUNT_MAX, help="play each territory K times (policy seeds differ)")
+    ] = 1,
     pass_threshold: PassThreshold = an.DEFAULT_PASS_THRESHOLD,
-    episodes: Annotated[int | None, typer.Option(min=1, help="only the first N territories of the split")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="parallel episodes (default: all cores)")] = None,
+    episodes: Annotated[
+        int | None, typer.Option(min=1, max=COUNT_MAX, help="only the first N territories of the split")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=WORKERS_MAX, help="parallel episodes (default: all cores)")
+    ] = None,
     backend: Annotated[BackendName, typer.Option(case_sensitive=False, help="where episodes run")] = BackendName.local,
     ray_address: Annotated[str | None, typer.Option(help="existing Ray cluster (default: start a local one)")] = None,
     ablation: Annotated[
@@ -535,7 +553,7 @@ def bench(
         bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
     ] = False,
     max_steps: Annotated[
-        int, typer.Option(min=1, help="step cap per episode (counted as a failure)")
+        int, typer.Option(min=1, max=STEPS_MAX, help="step cap per episode (counted as a failure)")
     ] = DEFAULT_MAX_STEPS,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
@@ -544,7 +562,9 @@ def bench(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="play a few episodes, write nothing, project tokens, cost and time")
     ] = False,
-    dry_run_episodes: Annotated[int, typer.Option(min=1, help="--dry-run: territories sampled per policy")] = 2,
+    dry_run_episodes: Annotated[
+        int, typer.Option(min=1, max=COUNT_MAX, help="--dry-run: territories sampled per policy")
+    ] = 2,
     splits_dir: SplitsDir = None,
     key_file: KeyFile = None,
     templates_dir: TemplatesDir = None,
@@ -565,7 +585,8 @@ def bench(
             extra_body=extra_body, timeout=timeout, token_budget=token_budget, wall_budget=wall_budget,
             send_seed=send_seed,
         )  # fmt: skip
-        manifest = _unlock(sp.load(split or _default_split(family), splits_dir), key_file)
+        # an empty --split is a name that exists nowhere, not "the default"
+        manifest = _unlock(sp.load(split if split is not None else _default_split(family), splits_dir), key_file)
         manifest = sp.attach_pack(manifest, templates_dir)
         env_family = runner.family_of(manifest.env_id)
         if family is not None and family != env_family:
@@ -639,7 +660,7 @@ def bench(
             soft_wrap=True,
         )
     errors: list[EpisodeRecord] = []
-    progress = _progress()
+    progress = bar.make(err)
     task = progress.add_task(f"{manifest.name}", total=None)
 
     def on_plan(todo: int, done: int) -> None:
@@ -659,7 +680,7 @@ def bench(
 
     where = f"{chosen.name}" + (f" ({n_workers} workers)" if chosen.name == "local" else "")
     err.print(
-        f"salesgym bench: split {manifest.name} ({n_terr} territories, "
+        f"salesgym bench: split {manifest.name} ({n_terr} {vc.for_family(env_family).units}, "
         f"sha256 {manifest.sha256[:12]}), {len(names)} policies"
         + (f" x {trials} trials" if trials > 1 else "")
         + f", backend {where}"
@@ -702,15 +723,16 @@ def bench(
     finally:
         store.close()
     a = an.analyse(eps, names, suite, pass_threshold=pass_threshold, prices=prices)
-    title = f"{manifest.name}: primary score over {n_terr} territories (run {run_id})" + (
+    words = vc.for_family(env_family)
+    title = f"{manifest.name}: primary score over {n_terr} {words.units} (run {run_id})" + (
         f", ablation {abl}" if abl else ""
     )
-    out.print(_leaderboard(a, escape(title)))
-    out.print(_explain(a, manifest.env_id), soft_wrap=True)
+    out.print(_leaderboard(a, escape(title), words))
+    out.print(_explain(a, words), soft_wrap=True)
     for line in _exploit_lines(a):
         out.print(line, highlight=False, soft_wrap=True)
     for note in a.notes:
-        out.print(f"[dim]note: {escape(note)}[/]")
+        out.print(f"[dim]note: {escape(words.speak(note))}[/]")
     if a.has_usage:
         total = an.run_cost(a)
         out.print(
@@ -818,11 +840,13 @@ def export(
         ),
     ] = False,
     min_score: Annotated[
-        float | None, typer.Option("--min-score", help="--sft: keep episodes whose --metric is at least this")
+        float | None,
+        typer.Option("--min-score", callback=finite, help="--sft: keep episodes whose --metric is at least this"),
     ] = None,
     top: Annotated[
         float | None,
-        typer.Option("--top", help="--sft: keep the best share (0-1] of each territory's episodes by --metric"),
+        typer.Option("--top", min=0, max=1, callback=finite,
+                     help="--sft: keep the best share (0-1] of each territory's episodes by --metric"),
     ] = None,
     metric: Annotated[str, typer.Option("--metric", help="--sft: the score to select by (primary, return, ...)")] = (
         "primary"
@@ -956,8 +980,12 @@ def runs(db: DbPath = DEFAULT_DB) -> None:
     """List the runs in the database."""
     store = _open_store(db, readonly=True)
     try:
-        t = Table("run", "created", "split", "ablation", "policies", "episodes")
-        for r in store.runs():
+        found = store.runs()
+        # run ids and split names are copied from here: never cut or wrapped, whatever the terminal's width
+        widest = {k: max((len(getattr(r, k)) for r in found), default=3) for k in ("id", "split")}
+        t = Table(Column("run", no_wrap=True, min_width=widest["id"]), Column("created", overflow="fold"),
+                  Column("split", no_wrap=True, min_width=widest["split"]), "ablation", "policies", "episodes")
+        for r in found:
             eps = store.episodes(r.id)
             cells = (
                 r.id,
@@ -975,7 +1003,11 @@ def runs(db: DbPath = DEFAULT_DB) -> None:
     out.print(t)
 
 
-splits_app = typer.Typer(no_args_is_help=True, help="Check or (re)generate the split manifests; make split keys.")
+splits_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help text, as on the main app
+    help="Check or (re)generate the split manifests; make split keys.",
+)
 
 
 @splits_app.command("verify")

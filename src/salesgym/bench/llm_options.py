@@ -14,18 +14,24 @@ from typing import Annotated, Any
 import typer
 
 from salesgym.bench.runner import BenchError
+from salesgym.cli_options import COUNT_MAX, finite
 
 _H = "--policy llm: "
 Model = Annotated[str | None, typer.Option(help=_H + "the model name the endpoint serves")]
 BaseUrl = Annotated[str | None, typer.Option(help=_H + "OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")]
 ApiKeyEnv = Annotated[str | None, typer.Option(help=_H + "environment variable holding the API key")]
-Temperature = Annotated[float | None, typer.Option(help=_H + "sampling temperature (default 0)")]
-TopP = Annotated[float | None, typer.Option(help=_H + "nucleus sampling (default 1)")]
-MaxTokens = Annotated[int | None, typer.Option(help=_H + "completion tokens per reply (default 1024)")]
+Temperature = Annotated[
+    float | None, typer.Option(min=0, max=2, callback=finite, help=_H + "sampling temperature (default 0)")
+]
+TopP = Annotated[float | None, typer.Option(min=0, max=1, callback=finite, help=_H + "nucleus sampling (default 1)")]
+MaxTokens = Annotated[
+    int | None, typer.Option(min=1, max=COUNT_MAX, help=_H + "completion tokens per reply (default 1024)")
+]
 Context = Annotated[str | None, typer.Option(help=_H + "context strategy: full, window, summary (docs/llm.md)")]
 ContextTokens = Annotated[
     int | None,
-    typer.Option(help=_H + "the endpoint's context size (default: what its /v1/models publishes, else 32000)"),
+    typer.Option(min=1, max=100 * COUNT_MAX,
+                 help=_H + "the endpoint's context size (default: what its /v1/models publishes, else 32000)"),
 ]
 ToolChoice = Annotated[
     str | None,
@@ -34,12 +40,18 @@ ToolChoice = Annotated[
 ExtraBody = Annotated[
     str | None, typer.Option(help=_H + "JSON object of vendor fields merged into every request body")
 ]
-Timeout = Annotated[float | None, typer.Option("--timeout", help=_H + "seconds per request (default 120)")]
+Timeout = Annotated[
+    float | None, typer.Option("--timeout", min=0.001, callback=finite, help=_H + "seconds per request (default 120)")
+]
 TokenBudget = Annotated[
-    int | None, typer.Option(help=_H + "prompt + completion tokens per episode, then it stops (default: none)")
+    int | None,
+    typer.Option(min=1, max=1000 * COUNT_MAX,
+                 help=_H + "prompt + completion tokens per episode, then it stops (default: none)"),
 ]
 WallBudget = Annotated[
-    float | None, typer.Option("--wall-budget", help=_H + "seconds per episode, then it stops (default: none)")
+    float | None,
+    typer.Option("--wall-budget", min=0.001, callback=finite,
+                 help=_H + "seconds per episode, then it stops (default: none)"),
 ]
 SendSeed = Annotated[
     bool | None, typer.Option("--send-seed/--no-send-seed", help=_H + "send a sampling seed (default: yes)")

@@ -33,44 +33,65 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def scores_with_ci(rows: Sequence[PolicyRow], title: str = "primary score (mean, 95% bootstrap CI)") -> bytes:
-    """Horizontal bars of mean primary score with CI whiskers; references hatched."""
+ROW_IN = 0.42  # inches a policy's row gets: its name and its figure stay legible at 20 policies and more
+
+
+def scores_with_ci(rows: Sequence[PolicyRow], title: str = "primary score (mean, 95% bootstrap CI)",
+                   axis: str = "primary score") -> bytes:
+    """Horizontal bars of mean primary score with CI whiskers, one row per policy: baselines blue, exploit
+    probes orange, references grey and hatched (the legend says which is which)."""
     plt = _pyplot()
     shown = [r for r in rows if r.primary is not None]
-    fig, ax = plt.subplots(figsize=(7.5, 0.45 * max(len(shown), 2) + 1.2))
+    fig, ax = plt.subplots(figsize=(8.0, ROW_IN * max(len(shown), 2) + 1.4))
     ys = list(range(len(shown)))[::-1]
-    means = [r.primary.mean for r in shown if r.primary]
-    lows = [r.primary.mean - r.primary.ci_low for r in shown if r.primary]
-    highs = [r.primary.ci_high - r.primary.mean for r in shown if r.primary]
-    colors = ["#bbbbbb" if r.reference else "#3b6ea5" for r in shown]
-    ax.barh(ys, means, xerr=[lows, highs], color=colors, capsize=3, ecolor="#222222")
-    ax.set_yticks(ys, [f"{r.policy} (ref)" if r.reference else r.policy for r in shown])
-    ax.set_xlabel("primary: value-weighted verified advances per 100 seller hours")
+    kinds = [("reference", "#bbbbbb", "//") if r.reference else ("exploit probe", "#e08a2c", "") if r.probe
+             else ("policy", "#3b6ea5", "") for r in shown]
+    for y, r, (_, colour, hatch) in zip(ys, shown, kinds, strict=True):
+        assert r.primary is not None
+        ax.barh(y, r.primary.mean, xerr=[[r.primary.mean - r.primary.ci_low], [r.primary.ci_high - r.primary.mean]],
+                color=colour, hatch=hatch, edgecolor="#555555", linewidth=0.5, capsize=3, ecolor="#222222")
+    ax.set_yticks(ys, [r.policy for r in shown], fontsize=9)
+    ax.set_ylim(-0.7, len(shown) - 0.3)
+    ax.set_xlabel(axis)
     ax.set_title(title)
     ax.axvline(0.0, color="#666666", linewidth=0.8)
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    from matplotlib.patches import Patch
+
+    seen = dict.fromkeys(kinds)
+    ax.legend(handles=[Patch(facecolor=c, hatch=h, edgecolor="#555555", label=k) for k, c, h in seen],
+              fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: it never covers a bar
     return _png(fig)
 
 
-def funnels(data: Mapping[str, Mapping[str, int]]) -> bytes:
-    """Milestone funnel per policy: total verified advances into each milestone (log scale when wide)."""
+def funnels(data: Mapping[str, Mapping[str, int]], title: str = "milestone funnel", axis: str = "milestone") -> bytes:
+    """The funnel as a table of colour: a row per policy, a column per stage, each cell its count (written in
+    it) shaded by the count (log scale when the counts span decades). Grouped bars for 20 policies are too thin
+    to read and need 20 colours that look alike; a heat map needs none."""
+    import numpy as np
+    from matplotlib.colors import LogNorm, Normalize
+
     plt = _pyplot()
-    milestones: list[str] = []
+    stages: list[str] = []
     for f in data.values():
-        for k in f:
-            if k not in milestones:
-                milestones.append(k)
+        stages += [k for k in f if k not in stages]
     policies = list(data)
-    fig, ax = plt.subplots(figsize=(max(7.5, 0.9 * len(milestones) + 2), 4.2))
-    width = 0.8 / max(len(policies), 1)
-    cmap = plt.get_cmap("tab20")
-    for i, p in enumerate(policies):
-        xs = [j + i * width for j in range(len(milestones))]
-        ax.bar(xs, [data[p].get(m, 0) for m in milestones], width=width, label=p, color=cmap(i % 20))
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(milestones))], milestones, rotation=20)
-    ax.set_ylabel("advances (sum over territories)")
-    ax.set_title("milestone funnel per policy")
-    values = [v for f in data.values() for v in f.values() if v > 0]
-    if values and max(values) / max(min(values), 1) > 50:
-        ax.set_yscale("log")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    grid = np.array([[data[p].get(m, 0) for m in stages] for p in policies], dtype=float)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.95 * len(stages) + 2.5), ROW_IN * max(len(policies), 2) + 1.6))
+    top = float(grid.max()) if grid.size else 0.0
+    wide = top > 0 and top / max(float(grid[grid > 0].min()), 1.0) > 50
+    norm = LogNorm(vmin=1, vmax=top) if wide else Normalize(vmin=0, vmax=max(top, 1.0))
+    shown = np.where(grid > 0, grid, np.nan) if wide else grid
+    image = ax.imshow(shown, cmap="Blues", norm=norm, aspect="auto")
+    for i in range(len(policies)):
+        for j in range(len(stages)):
+            value = grid[i, j]
+            dark = value > 0 and norm(value) > 0.6
+            ax.text(j, i, f"{value:g}", ha="center", va="center", fontsize=8, color="white" if dark else "#222222")
+    ax.set_xticks(range(len(stages)), stages, rotation=30, ha="right")
+    ax.set_yticks(range(len(policies)), policies, fontsize=9)
+    ax.set_xlabel(axis)
+    ax.set_title(f"{title} per policy (sum over the run)")
+    fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02, label="count" + (" (log scale)" if wide else ""))
     return _png(fig)

@@ -60,6 +60,7 @@ def from_records(paths: list[Path], manifest: Manifest, trials: int, name: str) 
             lines = path.read_text().splitlines()
         except OSError as err:
             raise BenchError(f"{path}: cannot read the record ({err.strerror or err})") from None
+        before = len(episodes)
         for n, line in enumerate(lines, 1):
             try:
                 entry = json.loads(line)
@@ -74,6 +75,10 @@ def from_records(paths: list[Path], manifest: Manifest, trials: int, name: str) 
                                  f"{str(sha)[:12]}, here {manifest.sha256[:12]})")
             _same_code(code, f"{path}:{n}")
             episodes.append({"task": task, "started": started, "actions": actions})
+        if len(episodes) == before:  # an empty file, or another split's: scoring it would score nothing
+            what = "is empty" if not lines else f"holds no episode of split {manifest.name!r}"
+            raise BenchError(f"{path}: the record {what}: no episode to score (salesgym mcp --task "
+                             f"{manifest.name}/ID --record FILE writes one)")
     episodes.sort(key=lambda e: float(e["started"]))
     return _policy(manifest, trials, name, "records:" + ",".join(str(p) for p in paths), episodes)
 

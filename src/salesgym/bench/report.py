@@ -10,11 +10,13 @@ from pathlib import Path
 
 from salesgym.bench import analysis as an
 from salesgym.bench import plots
+from salesgym.bench import vocabulary as vc
 from salesgym.bench.breakdown import breakdowns, tag_breakdowns
 from salesgym.bench.stats import PairedDifference, Summary
-from salesgym.bench.store import RunRecord, Store
+from salesgym.bench.store import EpisodeRecord, RunRecord, Store
 
 Table = tuple[list[str], list[list[str]]]
+MAX_COLUMNS = 10  # data columns of one table beside its label column: a wider one is cut into several
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +25,26 @@ class Section:
     intro: str = ""
     table: Table | None = None
     image: tuple[str, bytes] | None = None  # (file name, PNG bytes)
+    more: tuple[Table, ...] = ()  # the rest of a table cut by columns (split_columns)
+
+
+def split_columns(table: Table, per: int = MAX_COLUMNS) -> list[Table]:
+    """``table`` cut into tables of at most ``per`` data columns, each keeping the label (first) column, so a
+    table with a column per template or per violation kind fits a page.
+
+    >>> [h for h, _ in split_columns((["p", "a", "b", "c"], [["x", "1", "2", "3"]]), per=2)]
+    [['p', 'a', 'b'], ['p', 'c']]
+    """
+    header, rows = table
+    if len(header) <= per + 1:
+        return [table]
+    cuts = range(1, len(header), per)
+    return [([header[0], *header[i:i + per]], [[r[0], *r[i:i + per]] for r in rows]) for i in cuts]
+
+
+def _cut(title: str, intro: str, table: Table, image: tuple[str, bytes] | None = None) -> Section:
+    first, *rest = split_columns(table)
+    return Section(title, intro, first, image, tuple(rest))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +88,14 @@ def analyse_run(
     return run, an.analyse(eps, list(run.policies), suite_of(run), pass_threshold=pass_threshold, prices=prices)
 
 
-def leaderboard_table(a: an.Analysis) -> Table:
+def words_of(run: RunRecord) -> vc.Vocabulary:
+    """The run's family's report words (``envs/<family>/report_words.py``)."""
+    return vc.for_family(str(run.config.get("family", "territory")))
+
+
+def leaderboard_table(a: an.Analysis, words: vc.Vocabulary = vc.NEUTRAL) -> Table:
     header = ["rank", "policy", "n", "normalised", "normalised 95% CI", "primary", "primary 95% CI", "median",
-              "closed value", "win rate"]
+              words.closed.title, *(c.title for c in words.columns)]
     if a.trials > 1:
         header += ["trials", "spread", f"pass^{a.trials}", f"pass^{a.trials} 95% CI"]
     if a.has_usage:
@@ -86,7 +113,7 @@ def leaderboard_table(a: an.Analysis) -> Table:
             _ci(p),
             _f(p.median if p else None),
             _f(r.closed_value.mean if r.closed_value else None),
-            _f(r.secondary.get("win_rate")),
+            *(_f(r.secondary.get(c.key)) for c in words.columns),
         ]
         if a.trials > 1:
             ci = f"{r.pass_k_ci[0]:.2f}–{r.pass_k_ci[1]:.2f}" if r.pass_k_ci else "—"
@@ -98,16 +125,15 @@ def leaderboard_table(a: an.Analysis) -> Table:
     return header, rows
 
 
-def _trials_intro(a: an.Analysis) -> str:
+def _trials_intro(a: an.Analysis, w: vc.Vocabulary) -> str:
     if a.trials <= 1:
         return ""
     return (
-        f" Each territory was played {a.trials} times (trials; the world is the same, the policy's seed differs): "
-        "every per-territory figure is the mean over its trials; spread is the mean over territories of the "
-        f"standard deviation of the normalised score across trials; pass^{a.trials} is the share of territories "
+        f" Each {w.unit} was played {a.trials} times (trials; the world is the same, the policy's seed differs): "
+        f"every per-{w.unit} figure is the mean over its trials; spread is the mean over {w.units} of the "
+        f"standard deviation of the normalised score across trials; pass^{a.trials} is the share of {w.units} "
         f"where every trial reached a normalised score of at least {a.pass_threshold:g}, with its 95% bootstrap "
-        "interval over territories (pass^1 is the primary column where the primary is a pass/fail, as in the "
-        "workflows family)."
+        f"interval over {w.units}."
     )
 
 
@@ -118,39 +144,35 @@ def _prices_text(prices: an.Prices | None) -> str:
     return f"prices per million tokens: input ${prices.input:g}, output ${prices.output:g}, cached input {cached}"
 
 
-def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRecord, an.Analysis]]) -> list[Section]:
+def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRecord, an.Analysis]],
+              episodes: Sequence[EpisodeRecord] = ()) -> list[Section]:
+    w = words_of(run)
     secs: list[Section] = []
+    extra = "".join(f"; {c.title}: the mean of the {c.key} score" for c in w.columns)
     secs.append(
         Section(
             "Leaderboard",
-            "Ranked by the normalised score: " + a.normalisation + ". 0 is no better than doing nothing or "
-            "random play on that territory, 1 is the reference; every territory counts alike, whatever its size "
-            "or template. Beside it the raw primary metric: verified value-weighted milestone advances (Commit and "
-            "Closed at the agreed price) per 100 constrained seller hours. Means over territories; 95% percentile "
-            "bootstrap CIs resampling territories (fixed seed). Reference policies read hidden truth: they show "
-            "headroom and are never ranked." + _trials_intro(a) + (" " + " ".join(a.notes) if a.notes else ""),
-            leaderboard_table(a),
+            "Ranked by the normalised score: " + w.speak(a.normalisation) + f". 0 is no better than doing nothing or "
+            f"random play on that {w.unit}, 1 is the reference; every {w.unit} counts alike. Beside it the raw "
+            f"primary metric: {w.primary}; {w.closed.title}: {w.closed_means}{extra}. Means over {w.units}; 95% "
+            f"percentile bootstrap CIs resampling {w.units} (fixed seed). Reference policies read hidden truth: "
+            "they show headroom and are never ranked." + _trials_intro(a, w)
+            + (" " + w.speak(" ".join(a.notes)) if a.notes else ""),
+            leaderboard_table(a, w),
         )
     )
     if any(r.primary for r in a.rows) and plots.available():
-        secs.append(Section("Scores", "", None, ("scores.png", plots.scores_with_ci(a.rows))))
-    sec_header = ["policy", *an.SECONDARY]
-    secs.append(
-        Section(
-            "Secondary metrics (means)",
-            "",
-            (sec_header, [[r.policy, *(_f(r.secondary.get(k)) for k in an.SECONDARY)] for r in a.rows]),
-        )
-    )
+        secs.append(Section("Scores", "", None, ("scores.png", plots.scores_with_ci(a.rows, axis=w.primary_axis))))
+    secs.append(_secondary_section(a, w, episodes))
     diffs = [r for r in a.rows if r.vs_anchor is not None]
     if diffs:
         secs.append(
             Section(
                 f"Paired differences vs {a.anchor}",
-                "Policy minus anchor on the same territories, mean with 95% bootstrap CI; * = CI excludes 0. "
-                "W/L/T counts territories won, lost and tied.",
+                f"Policy minus anchor on the same {w.units}, mean with 95% bootstrap CI; * = CI excludes 0. "
+                f"W/L/T counts {w.units} won, lost and tied.",
                 (
-                    ["policy", "Δ primary [CI]", "W/L/T", "Δ closed value [CI]"],
+                    ["policy", "Δ primary [CI]", "W/L/T", f"Δ {w.closed.title} [CI]"],
                     [
                         [
                             r.policy,
@@ -166,18 +188,19 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
     milestones: list[str] = []
     for f in a.funnels.values():
         milestones += [m for m in f if m not in milestones]
-    if milestones:
+    if milestones and w.funnel is not None:
         secs.append(
             Section(
-                "Milestone funnel",
-                "Verified advances into each milestone, summed over territories (from the verifier's evidence ledger).",
+                w.funnel.title,
+                w.funnel.intro,
                 (["policy", *milestones], [[p, *(str(f.get(m, 0)) for m in milestones)] for p, f in a.funnels.items()]),
-                ("funnel.png", plots.funnels(a.funnels)) if plots.available() else None,
+                ("funnel.png", plots.funnels(a.funnels, title=w.funnel.title.lower(), axis=w.funnel.axis))
+                if plots.available() else None,
             )
         )
     kinds = sorted({k for f in a.failures.values() for k in f.violations})
     secs.append(
-        Section(
+        _cut(
             "Failure modes",
             "Episodes ended by the invalid-action ceiling or horizon (truncated), by the runner's step cap, by the "
             "policy giving up (stopped), or by an error; invalid actions and anti-gaming violations by kind, summed "
@@ -203,11 +226,11 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
     secs.append(
         Section(
             f"Exploit check: {a.exploit_check}",
-            "Each paired probe is an honest seller plus one gaming behaviour, compared territory by territory "
+            f"Each paired probe is an honest policy plus one gaming behaviour, compared {w.unit} by {w.unit} "
             "with its honest twin: it passes when the mean paired difference is at most zero (gaming never "
             f"helps). Each pure probe only games: it passes when it scores below {a.anchor} on the primary metric "
-            "and on closed value (or both close nothing) and earns at most zero reward through the tools it "
-            "exploits. " + an.exploit_line(a),
+            f"and on {w.closed.title} (or both score nothing there) and earns at most zero reward through the "
+            "tools it exploits. " + an.exploit_line(a),
             (
                 ["probe", "compared with", "Δ primary [CI]", "primary", "twin primary", "violations",
                  "mechanism reward", "result"],
@@ -256,19 +279,37 @@ def _breakdown_sections(store: Store, run: RunRecord, a: an.Analysis) -> list[Se
     layout = [t for t in manifest.layout if t.id in played] or list(manifest.layout)
     out = []
     episodes = store.episodes(run.id)
+    w = words_of(run)
     for b in [*breakdowns(layout, episodes, policies, words), *tag_breakdowns(layout, episodes, policies, tags)]:
-        header = ["policy", *(f"{v} ({b.territories[v]})" for v in b.values)]
-        rows = [[p, *(_f(b.cells[p][v]) for v in b.values)] for p in policies]
-        counted = f"; a territory counts once for each {b.title[3:]} it uses" if b.dimension in tags else ""
-        out.append(Section(f"{b.title} (mean primary)", f"Mean primary of each policy over the territories "
-                           f"of each {b.title[3:]} (territories in brackets{counted}), trials included.",
-                           (header, rows)))
+        labels = [f"{v} ({b.territories[v]})" for v in b.values]
+        if len(b.values) <= max(MAX_COLUMNS, len(policies)):  # a column per value
+            table: Table = (["policy", *labels], [[p, *(_f(b.cells[p][v]) for v in b.values)] for p in policies])
+        else:  # many more values than policies (a workflows split's templates): a row per value
+            table = ([b.title[3:], *policies], [[label, *(_f(b.cells[p][v]) for p in policies)]
+                                                 for label, v in zip(labels, b.values, strict=True)])
+        counted = f"; a {w.unit} counts once for each {b.title[3:]} it uses" if b.dimension in tags else ""
+        out.append(_cut(f"{b.title} (mean primary)", f"Mean primary of each policy over the {w.units} of each "
+                        f"{b.title[3:]} ({w.units} in brackets{counted}), trials included.", table))
     return out
+
+
+def _secondary_section(a: an.Analysis, w: vc.Vocabulary, episodes: Sequence[EpisodeRecord]) -> Section:
+    """The family's secondary metrics: the mean over its scored items of each (per item: over its trials)."""
+    def mean(policy: str, key: str) -> float | None:
+        values = an.metric_by_territory(episodes, policy, key)
+        return sum(values.values()) / len(values) if values else None
+
+    return Section(
+        "Secondary metrics (means)",
+        f"Each the mean over {w.units} of the environment's score of that name.",
+        (["policy", *(m.title for m in w.secondary)],
+         [[r.policy, *(_f(mean(r.policy, m.key)) for m in w.secondary)] for r in a.rows]),
+    )
 
 
 def _ends_section(a: an.Analysis) -> Section:
     reasons = sorted({k for e in a.ends.values() for k in e}, key=lambda k: (k.startswith("stopped"), k))
-    return Section(
+    return _cut(
         "Episode ends",
         "How each episode ended (the episode loop's reason): terminated (the environment ended it: horizon or "
         "done), truncated (the invalid-action ceiling), step_cap (the runner's --max-steps), stopped: <reason> "
@@ -366,18 +407,20 @@ def render_markdown(run: RunRecord, n_episodes: int, sections: Sequence[Section]
             out += [s.intro, ""]
         if s.image:
             out += [f"![{s.title}]({s.image[0]})", ""]
-        if s.table:
-            out += [_md_table(s.table)]
+        for t in (s.table, *s.more) if s.table else ():
+            out += [_md_table(t), ""]
     if not plots.available():
         out += ["", "_Plots omitted: install `salesgym[report]` (matplotlib)._"]
     return "\n".join(out) + "\n"
 
 
+# tables fit a 1280 px page: headers wrap at their spaces, figures never do, wide tables are cut by columns
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;
      color:#222;padding:0 1rem}
-table.lb{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
-table.lb th,table.lb td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}
+table.lb{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
+table.lb th,table.lb td{border:1px solid #ccc;padding:.2rem .4rem;text-align:right}
+table.lb td{white-space:nowrap} table.lb th{vertical-align:bottom;overflow-wrap:anywhere}
 table.lb th:nth-child(-n+2),table.lb td:nth-child(-n+2){text-align:left}
 table.lb thead{background:#f0f3f7} dl.meta{display:grid;grid-template-columns:max-content auto;gap:.1rem 1rem}
 dl.meta dt{font-weight:600} img{max-width:100%} p.intro{color:#444;max-width:70em}
@@ -400,8 +443,8 @@ def render_html(run: RunRecord, n_episodes: int, sections: Sequence[Section]) ->
         if s.image:
             b64 = base64.b64encode(s.image[1]).decode("ascii")
             parts.append(f'<img alt="{html.escape(s.title)}" src="data:image/png;base64,{b64}">')
-        if s.table:
-            parts.append(_html_table(s.table))
+        for t in (s.table, *s.more) if s.table else ():
+            parts.append(_html_table(t))
     if not plots.available():
         parts.append("<p><em>Plots omitted: install <code>salesgym[report]</code> (matplotlib).</em></p>")
     parts.append("</body></html>")
@@ -421,7 +464,7 @@ def write_report(
     run, a = analyse_run(store, run_id, pass_threshold=pass_threshold, prices=prices)
     comparisons = [analyse_run(store, c, pass_threshold=pass_threshold, prices=prices) for c in compare]
     n_episodes = len(store.episodes(run_id))
-    sections = _sections(run, a, comparisons)
+    sections = _sections(run, a, comparisons, store.episodes(run_id))
     sections[1:1] = _breakdown_sections(store, run, a)  # right after the leaderboard
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -237,7 +237,7 @@ _CORE_FOLDS: dict[str, Callable[[State, Event], None]] = {
 
 
 class Environment(Generic[W, S]):
-    """A family's world behind the salesgym API (DESIGN.md section 4)."""
+    """A family's world behind the salesgym API (the public API: README.md, A short tour)."""
 
     def __init__(
         self,

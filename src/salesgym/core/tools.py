@@ -10,9 +10,10 @@ The parser accepts what the exported (strict) JSON Schema accepts, with JSON's d
   not a number, ``b"o000"`` is not a string. Length limits apply to the string as sent; a type marked
   with :data:`Strip` is stripped of surrounding whitespace only after that check.
 * A number with no fractional part (``2.0``) is an integer, as in JSON Schema; an integer is a number.
-* One deliberate difference: a field with a default may be omitted (it means that default, ``null`` in
-  the territory tools). The strict form lists every field as required only because OpenAI's strict mode
-  demands it; a call that gives every field is accepted exactly when the schema accepts it. A call without
+* A field with a default may be omitted: it means that default (``null`` for most optional fields). The
+  MCP export (:func:`mcp_schema`) says so: only fields without a default are ``required``. The OpenAI strict
+  form lists every field as required only because strict mode demands it; a call that gives every field
+  is accepted exactly when that schema accepts it. A call without
   arguments (``args`` absent, ``null``, or a text of only whitespace) has the arguments ``{}``.
 * A call names its tool once and gives its arguments once: ``tool`` or ``name``, ``args`` or
   ``arguments``; a call that gives both keys of a pair is refused, even with equal values.
@@ -121,7 +122,7 @@ class ToolSpec(Generic[A, C]):
         }
 
     def mcp(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "inputSchema": self.json_schema()}
+        return {"name": self.name, "description": self.description, "inputSchema": mcp_schema(self.args)}
 
 
 class ToolResult(NamedTuple):
@@ -146,8 +147,20 @@ class ToolResult(NamedTuple):
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON Schema in OpenAI ``strict`` form: inlined refs, every field required,
     optional fields as ``[type, "null"]``, no extra properties, no titles or defaults."""
+    return _inlined_schema(model, strict=True)
+
+
+def mcp_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema for MCP clients: the :func:`strict_schema` but for ``required``, which lists
+    only the fields without a default (no ``required`` when there are none), and the defaults, which are
+    stated. A client leaves an optional field out to mean its default; it never has to send ``null``."""
+    return _inlined_schema(model, strict=False)
+
+
+def _inlined_schema(model: type[BaseModel], strict: bool) -> dict[str, Any]:
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
+    dropped = ("title", "default") if strict else ("title",)
 
     def walk(node: Any, names: bool = False) -> Any:
         if isinstance(node, dict):
@@ -155,9 +168,12 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
                 return {k: walk(v) for k, v in node.items()}
             if "$ref" in node:
                 return walk(defs[node["$ref"].split("/")[-1]])
-            out = {k: walk(v, k == "properties") for k, v in node.items() if k not in ("title", "default")}
+            out = {k: walk(v, k == "properties") for k, v in node.items() if k not in dropped}
             if out.get("type") == "object" and "properties" in out:
-                out["required"] = list(out["properties"])
+                required = [k for k in out["properties"] if strict or k in node.get("required", ())]
+                out.pop("required", None)
+                if required or strict:
+                    out["required"] = required
                 out["additionalProperties"] = False
             return out
         if isinstance(node, list):

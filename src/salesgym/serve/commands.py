@@ -14,6 +14,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from salesgym.bench.commands import one_line
+from salesgym.cli_options import PORT_MAX, SEED_MAX, STEPS_MAX, finite
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
@@ -29,17 +30,21 @@ def _need(extra: str, *modules: str) -> None:
 
 def serve(
     host: Annotated[str, typer.Option(help="address to listen on; beyond loopback, tokens are required")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port")] = 8765,
+    port: Annotated[int, typer.Option(min=0, max=PORT_MAX, help="TCP port")] = 8765,
     db: Annotated[Path, typer.Option(help="SQLite file of sessions (created if missing)")] = Path("runs/serve.sqlite"),
     tokens_file: Annotated[Path | None, typer.Option(
         help='JSON {"operator": "...", "agents": [...]}; default: $SALESGYM_OPERATOR_TOKEN, $SALESGYM_AGENT_TOKENS'
     )] = None,
     durability: Annotated[str, typer.Option(help="normal: survives a crash of the process; full: fsync every "
                                             "step, survives power loss")] = "normal",
-    max_steps: Annotated[int, typer.Option(min=1, help="steps per session")] = 10_000,
-    max_wall_s: Annotated[float, typer.Option(min=1, help="a session's lifetime in seconds")] = 86_400.0,
-    idle_s: Annotated[float, typer.Option(min=1, help="seconds untouched before a session expires")] = 3_600.0,
-    max_request_bytes: Annotated[int, typer.Option(min=1024, help="largest request body")] = 256 * 1024,
+    max_steps: Annotated[int, typer.Option(min=1, max=STEPS_MAX, help="steps per session")] = 10_000,
+    max_wall_s: Annotated[float, typer.Option(min=1, callback=finite, help="a session's lifetime in seconds")] = (
+        86_400.0
+    ),
+    idle_s: Annotated[
+        float, typer.Option(min=1, callback=finite, help="seconds untouched before a session expires")
+    ] = 3_600.0,
+    max_request_bytes: Annotated[int, typer.Option(min=1024, max=2**30, help="largest request body")] = 256 * 1024,
     access_log: Annotated[bool, typer.Option(help="log each request (method, path, status)")] = True,
     jq_cpu_s: Annotated[float, typer.Option(min=0.05, max=600, help="CPU seconds a caller's jq program may use "
                                             "(the verifier API's ad-hoc assertions)")] = 2.0,
@@ -97,14 +102,16 @@ def _check_env(env_id: str, seed: int, kwargs: dict[str, Any]) -> None:
 def mcp(
     env_id: Annotated[str | None, typer.Argument(help="a registered environment id (default territory-debug-v0)",
                                                  show_default=False)] = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="world seed of every episode (default 0)")] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, max=SEED_MAX, help="world seed of every episode (default 0)")
+    ] = None,
     kwargs: Annotated[str | None, typer.Option(help="JSON object of make() arguments")] = None,
     task: Annotated[str | None, typer.Option(help="a benchmark task, SPLIT/ID: its world and seed are picked here "
                                              "and never shown; score the record with salesgym bench --from-record "
                                              "(instead of ENV_ID, --seed, --kwargs)")] = None,
     transport: Annotated[str, typer.Option(help="stdio, or http (streamable HTTP at /mcp)")] = "stdio",
     host: Annotated[str, typer.Option(help="http: address; beyond loopback, agent tokens are required")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="http: TCP port")] = 8766,
+    port: Annotated[int, typer.Option(min=0, max=PORT_MAX, help="http: TCP port")] = 8766,
     record: Annotated[Path | None, typer.Option(help="append each episode when it ends or its connection does "
                                                 "(calls, event-log hash, score) to this JSON-lines file: the "
                                                 "operator's copy")] = None,
@@ -152,7 +159,8 @@ def mcp(
 
     app = http_app(episodes, host, agent_check if tokens.enabled else None)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+        # on SIGTERM uvicorn stops the sessions (each is recorded as its connection ends) within the grace period
+        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False, timeout_graceful_shutdown=5)
     except OSError as err:
         _fail(f"cannot serve on {host}:{port}: {err.strerror or err}")
     finally:
@@ -180,7 +188,7 @@ def _task_spec(task: str, given: bool, key: Any, verifier_key: bytes | None) -> 
 
 def play(
     env_id: Annotated[str, typer.Argument(help="a registered environment id")] = "territory-debug-v0",
-    seed: Annotated[int, typer.Option(min=0, help="world seed")] = 0,
+    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="world seed")] = 0,
     kwargs: Annotated[str, typer.Option(help="JSON object of make() arguments")] = "{}",
 ) -> None:
     """Play an episode yourself in the terminal: pick tools, answer argument prompts, see the score."""

@@ -7,8 +7,9 @@ SDK's low-level ``Server`` is used rather than ``MCPServer``, which derives sche
 here the environment's exported schemas are the one source of truth.
 
 Only the agent side is served: no tool or resource reaches score, hidden truth or the event log. What an
-operator needs is written to ``--record`` (one JSON line per finished episode: the calls, the event-log hash,
-the verifier's score), outside the connection.
+operator needs is written to ``--record`` (one JSON line per attempt: the calls, the event-log hash, the
+verifier's score), outside the connection: when the episode ends, or else when its connection does (the
+client closes it, it idles out, or the server stops, SIGTERM included), so no attempt goes unrecorded.
 
 Transports: stdio (the process is the connection) and streamable HTTP, where an episode belongs to an MCP
 session (``Mcp-Session-Id``); on both, a message reaches the SDK only once ``mcp_wire.py`` has read it strictly,
@@ -21,12 +22,17 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
+import signal
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
@@ -74,9 +80,7 @@ class Episodes:
     def get(self, key: str) -> Episode:
         episode = self.live.get(key)
         if episode is None:
-            clock = time.monotonic()
-            for k in [k for k, e in self.live.items() if clock - e.last_used > self.idle_s]:
-                self._drop(k)
+            self.sweep()
             if len(self.live) >= self.max_episodes:
                 raise MCPError(types.INVALID_REQUEST, "the server has no room for another episode")
             episode = self.live[key] = Episode(self.spec.make())
@@ -97,6 +101,17 @@ class Episodes:
             self._write(episode)
         return types.CallToolResult(content=[types.TextContent(type="text", text=obs["text"])],
                                     structured_content=body, is_error=result["status"] == "error")
+
+    def sweep(self) -> None:
+        """Record and drop the episodes untouched for ``idle_s`` (a client that went away without a word)."""
+        clock = time.monotonic()
+        for k in [k for k, e in self.live.items() if clock - e.last_used > self.idle_s]:
+            self._drop(k)
+
+    def end(self, key: str) -> None:
+        """The connection of ``key`` ended: record its episode if it is still open, and drop it."""
+        if key in self.live:
+            self._drop(key)
 
     def flush(self) -> None:
         """Record every episode still open (a connection that ended before its episode did) and drop it: an
@@ -175,18 +190,37 @@ def _http_session(ctx: Any) -> str:
 
 
 async def serve_stdio(episodes: Episodes) -> None:
+    """Serve one connection on stdin/stdout until it closes; its episode is recorded then, or at SIGTERM."""
     from salesgym.serve import mcp_wire
 
     server = build_server(episodes, _single)
+
+    async def record_on_sigterm() -> None:
+        # Cancelling the server would wait for the transport's blocked read of stdin (a thread): record the
+        # attempt here, in the event loop between two calls, and end the process.
+        with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+            async for _ in signals:
+                episodes.flush()
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(143)
+
     try:
-        async with mcp_wire.stdio() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(record_on_sigterm)
+            async with mcp_wire.stdio() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            tg.cancel_scope.cancel()
     finally:
         episodes.flush()
 
 
 def http_app(episodes: Episodes, host: str, agent_check: Callable[[str | None], bool] | None = None) -> Any:
-    """The streamable HTTP app at ``/mcp``; ``agent_check(authorization header)`` guards it when set."""
+    """The streamable HTTP app at ``/mcp``; ``agent_check(authorization header)`` guards it when set.
+
+    An MCP session's episode is recorded when the session ends: the client's ``DELETE`` of it, ``idle_s``
+    without a request (the SDK forgets the session then too), or the server's shutdown (SIGTERM: uvicorn
+    stops the app, whose lifespan records every episode still open)."""
     server = build_server(episodes, _http_session)
 
     async def no_discover(ctx: Any, params: Any) -> Any:
@@ -195,13 +229,17 @@ def http_app(episodes: Episodes, host: str, agent_check: Callable[[str | None], 
     server.add_request_handler("server/discover", types.RequestParams, no_discover)
     from salesgym.serve.mcp_wire import guard
 
-    app = guard(server.streamable_http_app(host=host))  # every message read strictly first (mcp_wire.py)
-    if agent_check is None:
-        return app
+    starlette_app = server.streamable_http_app(host=host, session_idle_timeout=episodes.idle_s)
+    _record_on_shutdown(starlette_app, episodes)
+    app = guard(starlette_app)  # every message read strictly first (mcp_wire.py)
 
-    async def guarded(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            header = dict(scope.get("headers") or ()).get(b"authorization")
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or ())
+        if agent_check is not None:
+            header = headers.get(b"authorization")
             if not agent_check(header.decode("latin-1") if header is not None else None):
                 from starlette.responses import JSONResponse
 
@@ -209,6 +247,43 @@ def http_app(episodes: Episodes, host: str, agent_check: Callable[[str | None], 
                                         status_code=401)
                 await response(scope, receive, send)
                 return
-        await app(scope, receive, send)
+        session = headers.get(b"mcp-session-id")
+        if scope["method"] != "DELETE" or session is None:
+            await app(scope, receive, send)
+            return
+        status = 0
 
-    return guarded
+        async def watch(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        await app(scope, receive, watch)
+        if 200 <= status < 300:  # the client ended its session: its attempt is over
+            episodes.end(session.decode("latin-1"))
+
+    return asgi
+
+
+def _record_on_shutdown(app: Any, episodes: Episodes) -> None:
+    """Wrap the Starlette app's lifespan: sweep idle episodes while it runs, record the open ones at its end
+    (after the SDK has stopped every session)."""
+    inner = app.router.lifespan_context
+
+    async def sweep() -> None:
+        while True:
+            await anyio.sleep(min(60.0, episodes.idle_s))
+            episodes.sweep()
+
+    @asynccontextmanager
+    async def lifespan(target: Any) -> AsyncIterator[Any]:
+        try:
+            async with inner(target) as state, anyio.create_task_group() as tg:
+                tg.start_soon(sweep)
+                yield state
+                tg.cancel_scope.cancel()
+        finally:
+            episodes.flush()
+
+    app.router.lifespan_context = lifespan

@@ -1,8 +1,10 @@
 """``salesgym play``: a person plays an episode in the terminal.
 
-Each turn shows the observation; the player picks a tool by number or name and answers one prompt per
-argument (built from the tool's exported schema, so every family works), or types a whole call as JSON.
-``h`` shows the history, ``i`` the task card, ``t`` the tools, ``q`` ends. At the end, the verifier's score:
+The first screen shows the tools, the observation and its tables (the territory's portfolio: ids, accounts,
+milestones). Each turn shows the observation; the player picks a tool by number or name and answers one prompt
+per argument (built from the tool's exported MCP schema, so every family works; an optional argument left
+empty takes its default), or types a whole call as JSON. ``h`` shows the history, ``i`` the task card, ``p``
+the tables again, ``t`` the tools, ``q`` ends. At the end, the verifier's score:
 the player at a local terminal is also the operator of their own episode.
 """
 
@@ -13,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 NULL_WORDS = frozenset({"", "null", "none", "-"})
-HELP = "number or name of a tool, a JSON call {...}, h history, i instructions, t tools, q quit"
+HELP = "number or name of a tool, a JSON call {...}, h history, i instructions, p tables, t tools, q quit"
 
 
 class Quit(Exception):
@@ -49,15 +51,35 @@ def _parse(text: str, schema: dict[str, Any]) -> Any:
     return text
 
 
-def _hint(name: str, schema: dict[str, Any]) -> str:
+def _hint(name: str, schema: dict[str, Any], optional: bool) -> str:
     kind, nullable = _kind(schema)
     what = kind.get("type", "value")
     if "enum" in kind:
         what = " | ".join(f"{i}={v}" for i, v in enumerate(kind["enum"]))
     elif what == "array":
         what = "comma-separated, or a JSON list"
-    extra = ", empty for none" if nullable else ""
+    if optional:
+        default = schema.get("default")
+        extra = ", empty for the default" + (f": {json.dumps(default)}" if default is not None else "")
+    else:
+        extra = ", empty for none" if nullable else ""
     return f"  {name} ({what}{extra}) - {schema.get('description', '')}\n  {name}> "
+
+
+def tables(data: Any) -> list[str]:
+    """The observation's tables (``{"columns": [...], "rows": [[...], ...]}`` under a key), as aligned text."""
+    out: list[str] = []
+    items = data.items() if isinstance(data, dict) else ()
+    for key, value in items:
+        if not (isinstance(value, dict) and isinstance(value.get("columns"), list | tuple)
+                and isinstance(value.get("rows"), list | tuple)):
+            continue
+        grid = [[str(c) for c in value["columns"]]] + [["-" if v is None else f"{v:g}" if isinstance(v, float)
+                                                       else str(v) for v in row] for row in value["rows"]]
+        widths = [max(len(r[i]) for r in grid if i < len(r)) for i in range(len(grid[0]))]
+        out.append(f"{key}:")
+        out += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=False)).rstrip() for r in grid]
+    return out
 
 
 class Player:
@@ -89,6 +111,10 @@ class Player:
             if line == "i":
                 self.say(self.env.instructions())
                 continue
+            if line == "p":
+                for row in tables(self.env.observe()["data"]) or ["(no tables in this observation)"]:
+                    self.say(row)
+                continue
             if line in ("t", "?", "help"):
                 self.show_tools()
                 self.say(HELP)
@@ -103,9 +129,13 @@ class Player:
 
     def ask_args(self, schema: dict[str, Any]) -> dict[str, Any]:
         args: dict[str, Any] = {}
+        required = set(schema.get("required", []))
         for name, prop in schema.get("properties", {}).items():
+            optional = name not in required
             while True:
-                text = self.read(_hint(name, prop))
+                text = self.read(_hint(name, prop, optional))
+                if optional and not text.strip():
+                    break  # left out: the environment takes its default
                 try:
                     args[name] = _parse(text, prop)
                     break
@@ -118,6 +148,8 @@ class Player:
         self.say(f"salesgym play: {type(self.env).__name__}, seed {seed}. {HELP}.")
         self.show_tools()
         self.say("\n" + obs["text"])
+        for row in tables(obs["data"]):
+            self.say(row)
         try:
             while True:
                 action = self.ask_call()

@@ -1,8 +1,8 @@
 """The service's durable record: an embedded SQLite database in WAL mode.
 
 A session is its creation parameters plus the actions it was given, in order; the environment is
-deterministic, so replaying the actions into a fresh environment rebuilds the session exactly (DESIGN.md
-section 3, promises 1 and 2). Each write is committed before the service answers, so a step the client saw
+deterministic, so replaying the actions into a fresh environment rebuilds the session exactly
+(docs/architecture.md, promises 1 and 2). Each write is committed before the service answers, so a step the client saw
 acknowledged survives a ``kill -9``. ``synchronous=NORMAL`` (the default here) survives a crash of the
 process; ``durability="full"`` also fsyncs every commit, to survive losing the machine's power.
 """

@@ -1,4 +1,4 @@
-"""The conformance kit every registered environment passes (DESIGN.md section 3; STYLE.md habit 6).
+"""The conformance kit every registered environment passes (the promises of docs/architecture.md).
 
 Every id in ``salesgym.registry()`` is a :class:`Case` by default, so a new family gets the whole suite by
 registering its ids; a scenario worth its own run is one more line::

@@ -1,4 +1,4 @@
-"""The conformance checks: each takes a :class:`Case` and asserts one promise of DESIGN.md section 3.
+"""The conformance checks: each takes a :class:`Case` and asserts one promise of docs/architecture.md.
 
 Checks use only the public API plus operator-side calls (``event_log``, ``hidden_truth``, ``clone``,
 ``replay``, ``start_world``) and the engine's state digest; family knowledge comes from the family's
@@ -257,8 +257,9 @@ def check_clone_independence(case: Case, seed: int = 3) -> None:
 
 
 def check_schemas(case: Case, seed: int = 2) -> None:
-    """Strict OpenAI function schemas in the keyword subset strict mode accepts, MCP tools with the same
-    schemas (plus the limits strict mode cannot say), and every accepted call conforms to both."""
+    """Strict OpenAI function schemas in the keyword subset strict mode accepts; MCP tools with the same
+    schemas (plus the limits strict mode cannot say and the defaults) except that only the arguments without
+    a default are required; every accepted call conforms to both."""
     import jsonschema
 
     from salesgym.core.tools import OPENAI_STRICT_KEYWORDS, openai_strict
@@ -273,7 +274,9 @@ def check_schemas(case: Case, seed: int = 2) -> None:
         jsonschema.Draft202012Validator.check_schema(fn["parameters"])
         _check_strict_object(fn["parameters"], fn["name"], OPENAI_STRICT_KEYWORDS)
         jsonschema.Draft202012Validator.check_schema(other["inputSchema"])
-        assert openai_strict(other["inputSchema"]) == fn["parameters"] and other["description"] == fn["description"]
+        assert openai_strict(_all_required(other["inputSchema"])) == fn["parameters"]
+        assert other["description"] == fn["description"]
+        _check_optional_means_default(env, other)
     env, played = play_random(case, seed, policy_seed=3, max_steps=200)
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
     full = {t["name"]: t["inputSchema"] for t in mcp}
@@ -282,6 +285,28 @@ def check_schemas(case: Case, seed: int = 2) -> None:
     for action in accepted:
         jsonschema.validate(action["args"], schemas[action["tool"]])
         jsonschema.validate(action["args"], full[action["tool"]])
+
+
+def _all_required(node: Any, names: bool = False) -> Any:
+    """An MCP schema in the strict form: every property required, no defaults."""
+    if isinstance(node, list):
+        return [_all_required(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if names:
+        return {k: _all_required(v) for k, v in node.items()}
+    out = {k: _all_required(v, k == "properties") for k, v in node.items() if k != "default"}
+    if out.get("type") == "object" and "properties" in out:
+        out["required"] = list(out["properties"])
+    return out
+
+
+def _check_optional_means_default(env: Any, tool: dict[str, Any]) -> None:
+    """The MCP schema requires exactly what the parser requires (the argument model's fields without a
+    default): a client may leave every other argument out."""
+    spec = env.family.tools.specs[tool["name"]]
+    expected = [n for n, f in spec.args.model_fields.items() if f.is_required()]
+    assert tool["inputSchema"].get("required", []) == expected, tool["name"]
 
 
 def _check_strict_object(node: Any, where: str, keywords: frozenset[str], names: bool = False) -> None:

@@ -90,7 +90,7 @@ class ScriptedSeller(Policy):
 
     def until_monday(self) -> Action:
         """``wait until next_week``, except right at a week boundary where the environment's float clock can
-        make that a zero-hour wait (see agents/README.md, "known environment issues"): step 0.25 h instead."""
+        make that a zero-hour wait: step 0.25 h instead."""
         into_week = self.mem.now % HOURS_PER_WEEK
         if into_week < 0.05 or HOURS_PER_WEEK - into_week < 0.3:
             return wait(hours=0.25)

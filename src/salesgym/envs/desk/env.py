@@ -122,10 +122,6 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
     SCENARIO_WORDS: ClassVar[Mapping[str, str]] = MappingProxyType(
         {"family": "buyer variant", "template": "lead mix", "n_opportunities": "leads", "horizon_days": "shift days"}
     )
-    # the leaderboard's words for its primary and closed columns
-    SCORE_LEGEND = ("primary = converted monthly recurring revenue ($, after discount; suitable sales only) less "
-                    "$100 per compliance violation (do-not-call, unsuitable cover)",
-                    "closed = mean converted MRR ($, after discount)")
     WORLD_ABLATIONS: Mapping[str, str] = {}
     TRAINING_ABLATIONS: Mapping[str, str] = {}
     VARIANTS = tuple(VARIANTS)

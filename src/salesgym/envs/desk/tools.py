@@ -128,13 +128,13 @@ class QuoteArgs(ToolArgs):
     plan_type: Plan = Field(description="TERM, WHOLE, UL or DI (see products_list_plans)")
     coverage_amount: int = Field(ge=1000, le=10_000_000, multiple_of=1000,
                                  description="cover in dollars (DI: monthly benefit), a multiple of 1000")
-    term_years: int | None = Field(description="TERM: 10, 15, 20 or 30; null for WHOLE, UL and DI")
+    term_years: int | None = Field(None, description="TERM: 10, 15, 20 or 30; null for WHOLE, UL and DI")
 
 
 class OfferArgs(ToolArgs):
     plan_type: Plan = Field(description="the quoted plan")
     coverage_amount: int = Field(ge=1000, le=10_000_000, multiple_of=1000, description="the quoted cover")
-    term_years: int | None = Field(description="the quoted term (null unless TERM)")
+    term_years: int | None = Field(None, description="the quoted term (null unless TERM)")
     monthly_premium: float = Field(ge=0, le=1_000_000, description="the quoted premium, exactly as quoted")
     discount_pct: int = Field(0, ge=0, le=DISCOUNT_AUTHORITY_PCT,
                               description=f"discount off the quoted premium, 0-{DISCOUNT_AUTHORITY_PCT} percent")
@@ -350,7 +350,8 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
         raise ToolError(f"monthly_premium {a.monthly_premium:.2f} is not the quoted premium {q.premium:.2f} "
                         f"({q_id}); offer the quote as quoted (a discount goes in discount_pct)")
     price = round(q.premium * (1 - a.discount_pct / 100), 2)
-    history = buyers.History(ls.calls, ls.offers, call.offers, ls.rejections, ls.patience, len(ls.topics),
+    patience = lead.patience if ls.patience is None else ls.patience
+    history = buyers.History(ls.calls, ls.offers, call.offers, ls.rejections, patience, len(ls.topics),
                              call.questions, ls.quotes, call.callback_id is not None)
     u, u2 = ctx.draw("offer", lead.id), ctx.draw("gate", lead.id)
     d = buyers.decide(lead, ctx.world.variant, buyers.Offer(a.plan_type, a.coverage_amount, price, a.next_step),

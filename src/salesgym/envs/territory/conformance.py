@@ -44,6 +44,14 @@ def number_pattern(value: float) -> re.Pattern[str]:
     return re.compile(rf"(?<![\d.]){re.escape(repr(value))}(?!\d)")
 
 
+def numbers_pattern(values: Sequence[float]) -> re.Pattern[str] | None:
+    """One pattern that matches where any of ``number_pattern(v)`` would (an alternation inside the same
+    guards), so a text is searched once, not once per hidden number (thousands at 100 opportunities)."""
+    if not values:
+        return None
+    return re.compile(rf"(?<![\d.])(?:{'|'.join(re.escape(repr(v)) for v in values)})(?!\d)")
+
+
 def distinctive(value: float) -> bool:
     """Numbers with enough digits that seeing one by chance is implausible."""
     text = repr(value)
@@ -71,7 +79,9 @@ class LeakScanner:
             if person["persona"].lower() not in public_vocab:
                 self.strings.append(person["persona"])
         self.numbers = [n for n in self.numbers if distinctive(n)]
-        self.patterns = [number_pattern(n) for n in self.numbers]
+        self.number_set = frozenset(self.numbers)
+        self.patterns = [number_pattern(n) for n in self.numbers]  # to name the one found
+        self.any_number = numbers_pattern(self.numbers)
         self.strings.append(env._secret.decode())
         self.revealed_roles: set[str] = set()
         self.competitor_noticed: set[str] = set()
@@ -105,8 +115,7 @@ class LeakScanner:
         for line in text.splitlines():
             if line.startswith(("Last:", "Mon ", "Tue ", "Wed ", "Thu ", "Fri ")):
                 continue  # the result line is checked structurally; the first line is the clock and capacity
-            for pattern in self.patterns:
-                assert not pattern.search(line), f"hidden number {pattern.pattern} in {line!r}"
+            self._no_number(line, "the text")
 
     def _scan_tree(self, node: Any, where: str, key: str = "") -> None:
         if isinstance(node, dict) and isinstance(node.get("columns"), (list, tuple)) and "rows" in node:
@@ -125,10 +134,15 @@ class LeakScanner:
             for v in node:
                 self._scan_tree(v, where, key)
         elif isinstance(node, float) and key not in NUMERIC_WHITELIST:
-            assert node not in self.numbers, f"hidden number {node} at {where}"
+            assert node not in self.number_set, f"hidden number {node} at {where}"
         elif isinstance(node, str) and key not in PUBLIC_TEXT_KEYS:
-            for pattern in self.patterns:
-                assert not pattern.search(node), f"hidden number {pattern.pattern} in {node!r} at {where}"
+            self._no_number(node, where)
+
+    def _no_number(self, text: str, where: str) -> None:
+        if self.any_number is None or not self.any_number.search(text):
+            return
+        found = next(p.pattern for p in self.patterns if p.search(text))
+        raise AssertionError(f"hidden number {found} in {text!r} at {where}")
 
 
 def _public_vocabulary(env: Any) -> list[str]:

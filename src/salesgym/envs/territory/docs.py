@@ -84,9 +84,10 @@ The {n} tools of `territory-v0` (names are the benchmark's contract). An action 
 
 **Arguments.** Types come from the pydantic argument models, which are also the single source of the exported
 JSON Schemas (`env.tool_schemas()`, OpenAI `strict` form, where every key is listed as required and optional
-values are nullable). *Required* below says what the environment's own parser demands: "yes" must be given,
-"yes, nullable" must be given but may be `null`, "no" may be omitted (it defaults to `null`). Strings are
-stripped of surrounding whitespace; unknown fields are an error.
+values are nullable; `env.mcp_tools()` for MCP, whose `required` lists exactly the "yes" arguments below and
+which states each default). *Required* below says what the environment's own parser demands: "yes" must be
+given, "yes, nullable" must be given but may be `null`, "no" may be omitted: it means its default (`null`,
+or `0` for a page). Strings are stripped of surrounding whitespace; unknown fields are an error.
 
 **Costs.** *Time* is seller hours: it is charged to this week's seller capacity (except `wait`) and moves the
 simulated clock by the same amount, firing buyer responses and world events that fall due. *Resources* are

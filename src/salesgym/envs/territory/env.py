@@ -127,9 +127,6 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
 
     WORLD_ABLATIONS = WORLD_ABLATIONS  # change the world, so every policy's score: benchmark ablations
     TRAINING_ABLATIONS = TRAINING_ABLATIONS  # change only the reward: for training runs
-    # the leaderboard's words for its primary and closed columns
-    SCORE_LEGEND = ("primary = the raw verified value-weighted advances per 100 constrained seller hours",
-                    "closed = mean closed value ($k, after discount)")
     # what a trajectory keeps of each observation's data (the portfolio view is in the text)
     TRAJECTORY_DATA = ("time", "capacity_left", "milestone_counts", "inbox", "alerts", "episode")
 

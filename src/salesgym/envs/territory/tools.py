@@ -145,10 +145,10 @@ class MeetingArgs(ToolArgs):
 
 class BookArgs(ToolArgs):
     opportunity_id: Id = Field(description=OPP)
-    resource: Resource | None = Field(description="internal team to book; null when cancelling")
-    hours: float | None = Field(ge=0.5, le=16, description="hours to book; null when cancelling")
+    resource: Resource | None = Field(None, description="internal team to book; null when cancelling")
+    hours: float | None = Field(None, ge=0.5, le=16, description="hours to book; null when cancelling")
     start_in_days: int | None = Field(
-        ge=0, le=BOOKING_LEAD_MAX_DAYS, description="business days until the booking starts; null when cancelling"
+        None, ge=0, le=BOOKING_LEAD_MAX_DAYS, description="business days until the booking starts; null when cancelling"
     )
     cancel_booking_id: Id | None = Field(None, description="set to cancel this booking instead of booking")
 
@@ -189,7 +189,7 @@ class ApprovalArgs(ToolArgs):
 class EscalateArgs(ToolArgs):
     opportunity_id: Id = Field(description=OPP)
     purpose: Literal["discount", "executive_sponsor"] = Field(description="what to ask management for")
-    discount_pct: float | None = Field(ge=0, le=60, description="for purpose=discount: the discount to approve")
+    discount_pct: float | None = Field(None, ge=0, le=60, description="for purpose=discount: the discount to approve")
     booking_id: Id = Field(description="a started management booking for this opportunity")
 
 
@@ -200,9 +200,11 @@ class CrmField(ToolArgs):
 
 class CrmArgs(ToolArgs):
     opportunity_id: Id = Field(description=OPP)
-    stage: CrmStage | None = Field(description="CRM stage (your own forecast; it does not move verified milestones)")
-    fields: list[CrmField] = Field(max_length=20, description="free-form CRM fields to set")
-    next_step: ShortText | None = Field(description="next step note")
+    stage: CrmStage | None = Field(
+        None, description="CRM stage (your own forecast; it does not move verified milestones)"
+    )
+    fields: list[CrmField] = Field(default_factory=list, max_length=20, description="free-form CRM fields to set")
+    next_step: ShortText | None = Field(None, description="next step note")
 
 
 class DisqualifyArgs(ToolArgs):
@@ -211,9 +213,9 @@ class DisqualifyArgs(ToolArgs):
 
 
 class WaitArgs(ToolArgs):
-    hours: float | None = Field(ge=0.25, le=80, description="business hours to wait; null to use 'until'")
+    hours: float | None = Field(None, ge=0.25, le=80, description="business hours to wait; null to use 'until'")
     until: Literal["next_event", "next_week"] | None = Field(
-        description="wait until the next scheduled buyer response, or until Monday; null to use 'hours'"
+        None, description="wait until the next scheduled buyer response, or until Monday; null to use 'hours'"
     )
 
 

@@ -101,7 +101,7 @@ class WorkflowsRules:
         return 0.0
 
     def score(self, world: WorkflowsWorld, s: WorkflowsState, log: EventLog, v: Verifier) -> dict[str, Any]:
-        return verifier.score(world, s, log, self.judge)
+        return verifier.final_score(world, s, log, self.judge)
 
 
 class Tier(NamedTuple):
@@ -161,9 +161,6 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
         {"family": "tier", "template": "workflow template", "n_opportunities": "apps", "horizon_days": "-"}
     )
     SCENARIO_TAGS: ClassVar[Mapping[str, str]] = MappingProxyType({"apps": "app"})  # per-app breakdown
-    SCORE_LEGEND = ("primary = 1 if the verifier passes the task (all assertions, no unexpected change, no "
-                    "forbidden action), else 0: its mean is the pass rate",
-                    "closed = mean partial score (share of checks passed)")  # fmt: skip
     WORLD_ABLATIONS: Mapping[str, str] = {}
     TRAINING_ABLATIONS: Mapping[str, str] = {}
     TRAJECTORY_DATA = ("clock", "told", "episode")

@@ -172,7 +172,6 @@ class WorkflowsUIEnv:
     SCENARIO_WORDS: ClassVar[Mapping[str, str]] = MappingProxyType(
         {"family": "tier", "template": "workflow template . look", "n_opportunities": "apps", "horizon_days": "-"})
     SCENARIO_TAGS: ClassVar[Mapping[str, str]] = MappingProxyType({"apps": "app", "looks": "look"})
-    SCORE_LEGEND = WorkflowsEnv.SCORE_LEGEND
     WORLD_ABLATIONS: Mapping[str, str] = {}
     TRAINING_ABLATIONS: Mapping[str, str] = {}
     TRAJECTORY_DATA = ("clock", "told", "episode", "url")

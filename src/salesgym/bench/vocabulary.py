@@ -1,0 +1,102 @@
+"""What a family's benchmark report calls its numbers: the primary score, the second score every leaderboard
+shows (``closed_value`` in ``env.score()``: closed value, converted MRR, partial score), the other columns, the
+secondary metrics and the funnel, if any.
+
+Each family states them in its own folder, as plain data: ``salesgym/envs/<family>/report_words.py`` holds a
+``REPORT_WORDS`` mapping, read here into a typed :class:`Vocabulary`. A family that states nothing (an old run,
+one registered elsewhere) gets :data:`NEUTRAL` words that claim nothing about what its scores measure.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    key: str  # a key of env.score()
+    title: str  # a report's column title
+    short: str = ""  # the terminal leaderboard's column title
+
+
+@dataclass(frozen=True, slots=True)
+class Funnel:
+    key: str  # a key of env.score() holding {stage: count}
+    title: str
+    intro: str
+    axis: str  # what a stage is called on the plot
+
+
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    unit: str  # one scored item: territory, desk, task
+    units: str
+    primary: str  # what the primary score is
+    primary_axis: str  # the scores plot's axis
+    closed: Metric  # the second score (env.score()["closed_value"]); its `means` says what the column holds
+    closed_means: str
+    columns: tuple[Metric, ...]  # more leaderboard columns: means of these score keys
+    secondary: tuple[Metric, ...]  # the secondary-metrics table
+    funnel: Funnel | None
+
+    def speak(self, text: str) -> str:
+        """The benchmark's generic text (it says "territory" for a split's item) in this family's word.
+
+        >>> for_family("workflows").speak("averaged over territories, per territory")
+        'averaged over tasks, per task'
+        """
+        return text.replace("territories", self.units).replace("territory", self.unit)
+
+
+NEUTRAL = Vocabulary(
+    unit="territory", units="territories", primary="the environment's verified score",
+    primary_axis="primary score", closed=Metric("closed_value", "closed", "closed"),
+    closed_means="the mean of the environment's closed_value score", columns=(),
+    secondary=(Metric("closed_value", "closed"), Metric("invalid_actions", "invalid actions")), funnel=None,
+)  # fmt: skip
+KEYS = frozenset({"unit", "primary", "primary_axis", "closed", "columns", "secondary", "funnel"})
+
+
+def parse(words: Mapping[str, Any], where: str) -> Vocabulary:
+    """A family's ``REPORT_WORDS``; a missing or unknown key is a ``ValueError`` naming ``where``."""
+    if set(words) != KEYS:
+        missing, unknown = sorted(KEYS - set(words)), sorted(set(words) - KEYS)
+        raise ValueError(f"{where}: REPORT_WORDS needs exactly {sorted(KEYS)} (missing {missing}, unknown {unknown})")
+    unit, units = words["unit"]
+    closed = words["closed"]
+    funnel = words["funnel"]
+    return Vocabulary(
+        unit=unit, units=units, primary=words["primary"], primary_axis=words["primary_axis"],
+        closed=Metric("closed_value", closed["title"], closed["short"]), closed_means=closed["means"],
+        columns=tuple(Metric(c["key"], c["title"], c.get("short", c["title"])) for c in words["columns"]),
+        secondary=tuple(Metric(c["key"], c["title"]) for c in words["secondary"]),
+        funnel=Funnel(funnel["key"], funnel["title"], funnel["intro"], funnel["axis"]) if funnel else None,
+    )  # fmt: skip
+
+
+@cache
+def for_family(family: str | None) -> Vocabulary:
+    """The vocabulary ``salesgym.envs.<family>.report_words`` states, or :data:`NEUTRAL`."""
+    if not family or not family.isidentifier():
+        return NEUTRAL
+    name = f"salesgym.envs.{family}.report_words"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as err:  # the family's folder or its words are not here; anything else is a bug
+        if err.name is None or not name.startswith(err.name):
+            raise
+        return NEUTRAL
+    return parse(module.REPORT_WORDS, name)
+
+
+def for_env(env_id: str) -> Vocabulary:
+    from salesgym.bench.runner import family_of
+
+    try:
+        return for_family(family_of(env_id))
+    except ValueError:  # not registered here
+        return NEUTRAL
