@@ -42,9 +42,13 @@ def reference_s(repeat: int = 5, number: int = 2000) -> float:
 
 def instructions(script: str, mode: str, calls: Path) -> int:
     """Instructions valgrind counts for ``script --child MODE --calls CALLS`` (Python's start-up included)."""
+    return instructions_of([sys.executable, script, "--child", mode, "--calls", str(calls)])
+
+
+def instructions_of(argv: list[str]) -> int:
+    """Instructions valgrind counts for the whole process ``argv`` (start-up included)."""
     out = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         sys.executable, script, "--child", mode, "--calls", str(calls)],
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *argv],
         capture_output=True, text=True, check=True, env=os.environ,
     )  # fmt: skip
     match = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)

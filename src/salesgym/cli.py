@@ -18,6 +18,7 @@ from salesgym.bench.commands import one_line
 from salesgym.bench.commands import register as register_bench
 from salesgym.cli_options import SEED_MAX, STEPS_MAX
 from salesgym.serve.commands import register as register_serve
+from salesgym.webapps.commands import register as register_apps
 
 DEBUG_ENV = "SALESGYM_DEBUG"
 EXIT_INTERNAL = 70  # EX_SOFTWARE
@@ -98,6 +99,7 @@ def demo(
 
 register_bench(app)
 register_serve(app)
+register_apps(app)
 
 if __name__ == "__main__":
     app()

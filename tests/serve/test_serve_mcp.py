@@ -49,12 +49,14 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     proc = subprocess.Popen([sys.executable, *_cmd(record, "--transport", "http", "--port", str(port))],
                             stdout=log, stderr=subprocess.STDOUT, env=ENV)
     url = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + 120  # a loaded 2-core machine takes tens of seconds to import the server
+    while True:
         try:
             httpx.get(url, timeout=1)
             break
         except httpx.TransportError:
+            assert proc.poll() is None, f"the MCP server exited: {(tmp / 'mcp.log').read_text()[-2000:]}"
+            assert time.monotonic() < deadline, "the MCP server did not answer in 120 s"
             time.sleep(0.05)
     try:
         yield url, record

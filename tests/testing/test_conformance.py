@@ -5,8 +5,11 @@ A new family gets all of this by registering its ids; a new scenario is one more
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+import salesgym
 from salesgym.testing import CHECKS, Case, registered_cases
 
 CASES = (
@@ -25,7 +28,13 @@ CASES = (
 SLOW = {"determinism_across_processes"}  # one subprocess per case is enough on the registered ids
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
+def _marked(case: Case) -> Any:
+    """A case of a family whose episodes need a browser runs in the campaign (``-m campaign``), not by default."""
+    slow = getattr(salesgym.env_class(case.env_id), "KIT_CAMPAIGN", False)
+    return pytest.param(case, marks=pytest.mark.campaign, id=str(case)) if slow else pytest.param(case, id=str(case))
+
+
+@pytest.mark.parametrize("case", [_marked(c) for c in CASES])
 @pytest.mark.parametrize("check", sorted(CHECKS))
 def test_conformance(case: Case, check: str) -> None:
     if check in SLOW and case not in registered_cases():

@@ -17,7 +17,7 @@ __all__ = ["FAMILIES", "Policy", "PolicySuite", "make_policy", "suite"]
 
 # environment family -> package holding its SUITE
 FAMILIES = {"territory": "salesgym.agents.territory", "desk": "salesgym.agents.desk",
-            "workflows": "salesgym.agents.workflows"}
+            "workflows": "salesgym.agents.workflows", "workflows-ui": "salesgym.agents.workflows_ui"}
 
 
 def suite(family: str = "territory") -> PolicySuite:

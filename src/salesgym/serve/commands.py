@@ -48,7 +48,7 @@ def serve(
     access_log: Annotated[bool, typer.Option(help="log each request (method, path, status)")] = True,
     jq_cpu_s: Annotated[float, typer.Option(min=0.05, max=600, help="CPU seconds a caller's jq program may use "
                                             "(the verifier API's ad-hoc assertions)")] = 2.0,
-    jq_memory_mib: Annotated[int, typer.Option(min=64, help="memory of a jq sandbox worker, MiB")] = 512,
+    jq_memory_mib: Annotated[int, typer.Option(min=64, max=65_536, help="memory of a jq sandbox worker, MiB")] = 512,
     jq_workers: Annotated[int, typer.Option(min=1, max=64, help="jq programs that run at once")] = 2,
 ) -> None:
     """Serve sessions of every registered environment over HTTP (docs/serve.md)."""

@@ -79,7 +79,7 @@ class Oracle(DeskSeller):
     def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = "") -> None:
         super().reset(observation, tool_schemas, instructions)
         truth = self.hidden_truth or {}
-        leads = {lid: Lead(**{k: v for k, v in d.items() if k != "public"}) for lid, d in truth["leads"].items()}
+        leads = {lid: Lead(**{k: d[k] for k in Lead._fields}) for lid, d in truth["leads"].items()}
         self.plans = {lid: best_offer(truth["seed"], truth["variant"], lead) for lid, lead in leads.items()}
         self.waiting: set[str] = set()  # leads called once, waiting for their callback
 

@@ -1,20 +1,22 @@
 """Generate a desk: ``generate(seed, n_leads, shift_days, variant, lead_mix)`` -> :class:`DeskWorld`.
 
 Each lead is drawn from its own keyed stream (``stream(seed, "lead", index)``), so lead ``k`` of a seed is the
-same whatever the pipeline size, and a lead's record carries its provenance. Segments follow the published
+same whatever the pipeline size, and the hidden truth gives each lead's provenance. Segments follow the published
 SalesBench generator (ages, incomes, households, need, trust, price sensitivity, call limits, risk classes);
 temperature shifts trust, need and the call limit; the lead mix sets how warm the list is.
 """
 
 from __future__ import annotations
 
+import _random
+import hashlib
+import random
 from types import MappingProxyType
 from typing import NamedTuple
 
-from salesgym.core.rng import Dice, stream
 from salesgym.envs.desk.archetypes import ARCHETYPES, VARIANTS
 from salesgym.envs.desk.contract import GOALS, MINUTES_PER_DAY, RISK_CLASSES, TEMPERATURES
-from salesgym.envs.desk.world import GENERATOR_VERSION, DeskWorld, Lead
+from salesgym.envs.desk.world import DeskWorld, Lead
 
 
 class Segment(NamedTuple):
@@ -81,56 +83,108 @@ def check_options(n_leads: int, shift_days: int, variant: str, lead_mix: str) ->
         raise ValueError(f"unknown lead mix {lead_mix!r}; choose from {', '.join(LEAD_MIXES)}")
 
 
-def _weighted(rng: Dice, items: tuple[str, ...], weights: tuple[float, ...]) -> str:
-    x, acc = rng.random() * sum(weights), 0.0
-    for item, w in zip(items, weights, strict=True):
+# What every lead shares, built once: the names, ids and personas a lead picks from (the same strings as
+# formatting them per lead, without the cost or the copies).
+NAMES = tuple(tuple(f"{first} {last}" for last in LAST) for first in FIRST)
+LEAD_IDS = tuple(f"L{i:03d}" for i in range(SIZE_RANGE[1]))
+INDEX_KEYS = tuple(str(i).encode() for i in range(SIZE_RANGE[1]))  # the stream key's last part
+PERSONAS = {a.name: f"{a.name.replace('_', ' ')} buyer who {a.persona}" for a in ARCHETYPES}
+
+
+def _running(weights: tuple[float, ...]) -> tuple[tuple[float, ...], float]:
+    """The running sums of ``weights`` (added in order, as the draw compares them) and their ``sum``."""
+    out, acc = [], 0.0
+    for w in weights:
         acc += w
-        if x < acc:
-            return item
-    return items[-1]
+        out.append(acc)
+    return tuple(out), sum(weights)
 
 
-def _lead(seed: int, index: int, mix: LeadMix) -> Lead:
-    rng = stream(seed, "lead", index)
-    seg_no = rng.randint(1, 3)
-    seg = SEGMENTS[seg_no - 1]
-    temperature = _weighted(rng, TEMPERATURES, mix.temperature_weights)
-    d_trust, d_need, d_calls = TEMPERATURE_SHIFT[temperature]
-    archetype = ARCHETYPES[rng.randint(0, len(ARCHETYPES) - 1)]
-    age = rng.randint(*seg.age)
-    income = rng.randint(seg.income[0] // 1000, seg.income[1] // 1000) * 1000
-    household = rng.randint(*seg.household)
-    smoker = rng.random() < 0.25
-    goal = GOALS[rng.randint(0, len(GOALS) - 2)] if rng.random() < 0.5 else "none"
-    lead_id = f"L{index:03d}"
-    return Lead(
-        id=lead_id,
-        name=f"{rng.choice(FIRST)} {rng.choice(LAST)}",
-        segment=seg_no,
-        age=age,
-        income=income,
-        household=household,
-        smoker=smoker,
-        risk_class=_weighted(rng, RISK_CLASSES, seg.risk),
-        temperature=temperature,
-        budget=round(max(25.0, income / 12 * rng.uniform(0.008, 0.040)), 2),
-        need=round(min(1.0, max(0.0, rng.uniform(*seg.need) + d_need)), 3),
-        trust=round(min(1.0, max(0.0, rng.uniform(*seg.trust) + d_trust)), 3),
-        price_sensitivity=round(rng.uniform(*seg.price_sensitivity), 3),
-        patience=round(min(1.0, max(0.2, rng.uniform(0.45, 0.95) + archetype.patience)), 3),
-        call_limit=max(1, rng.randint(*seg.calls) + d_calls),
-        dependents=rng.randint(0, household - 1),
-        goal=goal,
-        archetype=archetype.name,
-        persona=f"{archetype.name.replace('_', ' ')} buyer who {archetype.persona}",
-        provenance=f"{GENERATOR_VERSION}:{seed}:{mix.name}:{index}",
+_RISKS = tuple(_running(seg.risk) for seg in SEGMENTS)
+_SEGMENT_DRAWS = tuple(  # per segment, the (low, span) of each draw, as Dice.randint and Dice.uniform use them
+    (
+        (seg.age[0], seg.age[1] - seg.age[0] + 1),
+        (seg.income[0] // 1000, seg.income[1] // 1000 - seg.income[0] // 1000 + 1),
+        (seg.household[0], seg.household[1] - seg.household[0] + 1),
+        (seg.need[0], seg.need[1] - seg.need[0]),
+        (seg.trust[0], seg.trust[1] - seg.trust[0]),
+        (seg.price_sensitivity[0], seg.price_sensitivity[1] - seg.price_sensitivity[0]),
+        (seg.calls[0], seg.calls[1] - seg.calls[0] + 1),
     )
+    for seg in SEGMENTS
+)
+
+
+def _leads(seed: int, n_leads: int, mix: LeadMix) -> dict[str, Lead]:
+    """Lead ``k`` from its own stream ``stream(seed, "lead", k)``, draw by draw as ``core.rng.Dice`` draws
+    (``randint(a, b)`` is ``a + int(u * (b - a + 1))``, ``uniform(a, b)`` is ``a + (b - a) * u``, ``choice`` is
+    ``seq[int(u * len(seq))]``). ``tests/desk/test_desk_generator.py`` holds the plain definition and pins
+    every field to it. Written for speed, since a reset is mostly this loop: one generator re-seeded per lead
+    (the outputs of a fresh ``random.Random``, without building one), the stream's key hashed from a prefix,
+    records built by position."""
+    rng = random.Random()
+    reseed, r = _random.Random.seed, rng.random
+    # core.rng.stream_seed's hash of (seed, "lead", index), less the index
+    keyed = hashlib.blake2b(f"{seed}\x1flead\x1f".encode(), digest_size=8)
+    from_bytes, make_lead = int.from_bytes, Lead._make
+    (t0, t1, t2, _), temperature_total = _running(mix.temperature_weights)
+    cold, lukewarm, warm, hot = TEMPERATURES
+    preferred, standard, substandard = RISK_CLASSES
+    n_arch, n_goals, n_first, n_last = len(ARCHETYPES), len(GOALS) - 1, len(FIRST), len(LAST)
+    leads: dict[str, Lead] = {}
+    for index in range(n_leads):
+        h = keyed.copy()
+        h.update(INDEX_KEYS[index])
+        reseed(rng, from_bytes(h.digest(), "big"))
+        seg_no = 1 + int(r() * 3)
+        age, income, household, need, trust, price, calls = _SEGMENT_DRAWS[seg_no - 1]
+        x = r() * temperature_total  # a weighted pick: the first whose running sum exceeds the scaled draw
+        temperature = cold if x < t0 else lukewarm if x < t1 else warm if x < t2 else hot
+        d_trust, d_need, d_calls = TEMPERATURE_SHIFT[temperature]
+        archetype = ARCHETYPES[int(r() * n_arch)]
+        age_ = age[0] + int(r() * age[1])
+        income_ = (income[0] + int(r() * income[1])) * 1000
+        household_ = household[0] + int(r() * household[1])
+        smoker = r() < 0.25
+        goal = GOALS[int(r() * n_goals)] if r() < 0.5 else "none"
+        name = NAMES[int(r() * n_first)][int(r() * n_last)]
+        (r0, r1, _), risk_total = _RISKS[seg_no - 1]
+        x = r() * risk_total
+        risk = preferred if x < r0 else standard if x < r1 else substandard
+        budget = income_ / 12 * (0.008 + (0.040 - 0.008) * r())
+        need_ = need[0] + need[1] * r() + d_need
+        trust_ = trust[0] + trust[1] * r() + d_trust
+        price_ = price[0] + price[1] * r()
+        patience = 0.45 + (0.95 - 0.45) * r() + archetype.patience
+        call_limit = calls[0] + int(r() * calls[1]) + d_calls
+        lead_id = LEAD_IDS[index]
+        leads[lead_id] = make_lead((
+            lead_id,
+            name,
+            seg_no,
+            age_,
+            income_,
+            household_,
+            smoker,
+            risk,
+            temperature,
+            round(budget if budget > 25.0 else 25.0, 2),  # max(25.0, budget), min(1.0, max(0.0, need)) ...
+            round(0.0 if need_ <= 0.0 else 1.0 if need_ >= 1.0 else need_, 3),
+            round(0.0 if trust_ <= 0.0 else 1.0 if trust_ >= 1.0 else trust_, 3),
+            round(price_, 3),
+            round(0.2 if patience <= 0.2 else 1.0 if patience >= 1.0 else patience, 3),
+            call_limit if call_limit > 1 else 1,
+            int(r() * household_),  # randint(0, household - 1)
+            goal,
+            archetype.name,
+            PERSONAS[archetype.name],
+        ))  # fmt: skip
+    return leads
 
 
 def generate(seed: int, n_leads: int, shift_days: int, variant: str, lead_mix: str) -> DeskWorld:
     check_options(n_leads, shift_days, variant, lead_mix)
-    mix = LEAD_MIXES[lead_mix]
-    leads = {lead.id: lead for lead in (_lead(seed, i, mix) for i in range(n_leads))}
+    leads = _leads(seed, n_leads, LEAD_MIXES[lead_mix])
     return DeskWorld(seed, variant, lead_mix, n_leads, shift_days, shift_days * MINUTES_PER_DAY,
                      MappingProxyType(leads))
 

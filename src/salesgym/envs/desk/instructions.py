@@ -7,6 +7,7 @@ the buyers' rules); the conformance kit checks that worlds differing only in hid
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +32,13 @@ TASK_VERSION = "desk-task/2"  # 2: the suitability rule
 
 
 def task_card(facts: Mapping[str, Any], invalid_action_limit: int) -> str:
+    return _card(facts["shift_days"], facts["budget_minutes"], facts["n_leads"], invalid_action_limit)
+
+
+@functools.lru_cache(maxsize=256)
+def _card(shift_days: int, budget_minutes: float, n_leads: int, invalid_action_limit: int) -> str:
+    """The card of a desk shape, formatted once (every reset asks for it; the text is immutable)."""
+    facts = {"shift_days": shift_days, "budget_minutes": budget_minutes, "n_leads": n_leads}
     costs = ", ".join(f"{tool} {minutes:g}" for tool, minutes in TOOL_MINUTES.items())
     reasons = "; ".join(f"`{code}`: {hint}" for code, hint in REJECT_REASONS.items())
     return f"""\

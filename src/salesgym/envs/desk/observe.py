@@ -41,7 +41,7 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
             if cb.due - CALLBACK_EARLY_MINUTES <= now + DUE_SOON_MINUTES:
                 due.append({"callback_id": cb.id, "lead_id": cb.lead_id, "due_minute": cb.due})
     data = {
-        "time": {"minute": round(now, 2), "minutes_left": round(w.horizon - now, 2)},
+        "time": {"minute": _clock(now)[0], "minutes_left": _clock(w.horizon - now)[0]},
         "desk": w.facts,
         "pipeline": dict(s.counts),
         "converted_mrr": s.mrr,
@@ -56,11 +56,9 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
 
 
 def render_text(data: dict[str, Any]) -> str:
-    t, p = data["time"], data["pipeline"]
-    lines = [
-        f"minute {t['minute']:g}, {t['minutes_left']:g} left | MRR ${data['converted_mrr']:,.2f} from "
-        f"{data['conversions']} | leads: " + ", ".join(f"{k} {v}" for k, v in p.items() if v),
-    ]
+    t = data["time"]
+    lines = [f"minute {_clock(t['minute'])[1]}, {_clock(t['minutes_left'])[1]} left | "
+             + _tally(data["converted_mrr"], data["conversions"], data["pipeline"])]
     call = data["call"]
     if call is not None:
         lines.append(f"On a call with {call['lead_id']} (call {call['call_number']}, {call['questions']} questions, "
@@ -74,8 +72,37 @@ def render_text(data: dict[str, Any]) -> str:
         body = str(output.get("error")) if last["status"] == "error" else _json(output)
         if len(body) > MAX_RESULT_CHARS:
             body = body[:MAX_RESULT_CHARS] + "... (truncated; the full output is in info['tool_result'])"
-        lines.append(f"Last: {last['status']} ({last['time_cost']:g} min) {body}")
+        lines.append(f"Last: {last['status']} ({_clock(last['time_cost'])[1]} min) {body}")
     ep = data["episode"]
     if ep["terminated"] or ep["truncated"]:
         lines.append("Episode over.")
     return "\n".join(lines)
+
+
+# Memos of what is formatted every step from a few values that recur (minutes, the tally of MRR and leads): a
+# dictionary lookup instead of float rounding and formatting. Bounded; values only, so shared by every desk.
+_CLOCK: dict[float, tuple[float, str]] = {}
+_TALLY: dict[tuple[Any, ...], str] = {}
+MEMO_MAX = 50_000
+
+
+def _clock(x: float) -> tuple[float, str]:
+    """``round(x, 2)`` and its text (``:g``), as the observation shows a minute."""
+    hit = _CLOCK.get(x)
+    if hit is None:
+        shown = round(x, 2)
+        hit = (shown, f"{shown:g}")
+        if x > 0.0 and len(_CLOCK) < MEMO_MAX:  # 0.0 and -0.0 are one key but print differently: never memoised
+            _CLOCK[x] = hit
+    return hit
+
+
+def _tally(mrr: float, conversions: int, pipeline: Mapping[str, int]) -> str:
+    key = (mrr, conversions, *pipeline.values())
+    text = _TALLY.get(key)
+    if text is None:
+        text = (f"MRR ${mrr:,.2f} from {conversions} | leads: "
+                + ", ".join(f"{k} {v}" for k, v in pipeline.items() if v))  # fmt: skip
+        if len(_TALLY) < MEMO_MAX:
+            _TALLY[key] = text
+    return text

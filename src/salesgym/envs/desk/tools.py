@@ -350,7 +350,8 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
         raise ToolError(f"monthly_premium {a.monthly_premium:.2f} is not the quoted premium {q.premium:.2f} "
                         f"({q_id}); offer the quote as quoted (a discount goes in discount_pct)")
     price = round(q.premium * (1 - a.discount_pct / 100), 2)
-    history = buyers.History(ls.calls, ls.offers, call.offers, ls.rejections, ls.patience, len(ls.topics),
+    patience = lead.patience if ls.patience is None else ls.patience
+    history = buyers.History(ls.calls, ls.offers, call.offers, ls.rejections, patience, len(ls.topics),
                              call.questions, ls.quotes, call.callback_id is not None)
     u, u2 = ctx.draw("offer", lead.id), ctx.draw("gate", lead.id)
     d = buyers.decide(lead, ctx.world.variant, buyers.Offer(a.plan_type, a.coverage_amount, price, a.next_step),

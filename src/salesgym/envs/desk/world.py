@@ -37,8 +37,7 @@ class Lead(NamedTuple):
     dependents: int
     goal: str  # the stated goal (contract.GOALS)
     archetype: str
-    persona: str  # what a voice would speak with; read by no decision
-    provenance: str = ""
+    persona: str  # what a voice would speak with; read by no decision (shared by the leads of one archetype)
 
     def public(self) -> dict[str, Any]:
         return {
@@ -84,9 +83,14 @@ class DeskWorld:
     def public(self) -> dict[str, Any]:
         return {**self.provenance, **self.facts}
 
+    def lead_provenance(self, lead_id: str) -> str:
+        """Where a lead came from: generator version, seed, lead mix and its index in the list."""
+        return f"{GENERATOR_VERSION}:{self.seed}:{self.lead_mix}:{int(lead_id[1:])}"
+
     def hidden(self) -> dict[str, Any]:
         return {
             **self.public(),
             "variant": self.variant,
-            "leads": {k: {**v._asdict(), "public": v.public()} for k, v in self.leads.items()},
+            "leads": {k: {**v._asdict(), "provenance": self.lead_provenance(k), "public": v.public()}
+                      for k, v in self.leads.items()},
         }

@@ -101,7 +101,7 @@ class WorkflowsRules:
         return 0.0
 
     def score(self, world: WorkflowsWorld, s: WorkflowsState, log: EventLog, v: Verifier) -> dict[str, Any]:
-        return verifier.score(world, s, log, self.judge)
+        return verifier.final_score(world, s, log, self.judge)
 
 
 class Tier(NamedTuple):

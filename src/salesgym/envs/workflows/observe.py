@@ -26,23 +26,14 @@ def _json(value: Any) -> str:
         return json.dumps(value, ensure_ascii=True)
 
 
-_last: tuple[Any, Any, int, str] = (None, None, -1, "")  # (world, state, log length, verdict): the last verdict
-
-
 def verdict(ctx: Ctx) -> str | None:
     """At the episode's end, the verified outcome the agent is told (and paid): "pass" or "fail". The final step
-    asks twice (its reward, then its observation): the second answer is the first one's, as long as the world,
-    the state object and the log's length are the same (a state changes only by a new event in the log)."""
+    asks twice (its reward, then its observation) and ``score()`` asks for the whole report: the verifier computes
+    it once (``verifier.verdict``)."""
     s = ctx.state
     if not (s.terminated or s.truncated):
         return None
-    global _last
-    world, state, length, found = _last  # one tuple, swapped whole: threads see an old entry or a new one
-    if world is ctx.world and state is s and length == len(ctx.log):
-        return found
-    found = "pass" if verifier.score(ctx.world, s, ctx.log, getattr(ctx.family, "judge", None))["passed"] else "fail"
-    _last = (ctx.world, s, len(ctx.log), found)
-    return found
+    return "pass" if verifier.verdict(ctx.world, s, ctx.log, getattr(ctx.family, "judge", None)) else "fail"
 
 
 def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ Guessing a hidden fact, even rightly, fails the task; the verifier knows from th
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -289,6 +290,7 @@ def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end:
 
 
 def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog, judge: Judge | None = None) -> dict[str, Any]:
+    """The verifier's report of an episode, recomputed from the world and the log."""
     result = judge_states(world.secret, world.tables, state.tables, calls_of(log), state.summary, audit(log), judge,
                           told_at(log))
     invalid = sum(1 for e in log if e.kind == "invalid_action")
@@ -304,3 +306,45 @@ def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog, judge: Ju
         "tool_calls": state.tool_calls,
         **ended,
     }
+
+
+# --- the verdict of a finished episode, computed once -----------------------------------------------------------
+# The final step asks for the verdict (its reward and its observation) and ``score()`` then asks for the whole
+# report: the report is kept from the step and handed to ``score()`` once, so it is computed once. An entry holds
+# while the world, the state object, the log object and the log's length are the same (a state changes only by an
+# event appended to its log) and the judge is the same; a handed-out report is never kept (its caller may edit it).
+_KEPT = 16  # finished episodes whose report waits for score(): enough for a vector of environments
+_kept: dict[int, tuple[WorkflowsWorld, WorkflowsState, EventLog, int, Judge | None, dict[str, Any]]] = {}
+_kept_lock = threading.Lock()
+
+
+def verdict(world: WorkflowsWorld, state: WorkflowsState, log: EventLog, judge: Judge | None = None) -> bool:
+    """Whether the episode passes; its full report is kept for :func:`final_score`."""
+    with _kept_lock:
+        entry = _kept.get(id(state))
+    if entry is not None and _same(entry, world, state, log, judge):
+        return bool(entry[5]["passed"])
+    report = score(world, state, log, judge)
+    with _kept_lock:
+        _kept.pop(id(state), None)
+        while len(_kept) >= _KEPT:
+            del _kept[next(iter(_kept))]  # the oldest
+        _kept[id(state)] = (world, state, log, len(log), judge, report)
+    return bool(report["passed"])
+
+
+def final_score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog,
+                judge: Judge | None = None) -> dict[str, Any]:  # fmt: skip
+    """:func:`score`, taking the report :func:`verdict` kept for this very episode if there is one."""
+    with _kept_lock:
+        entry = _kept.get(id(state))
+        if entry is not None and _same(entry, world, state, log, judge):
+            del _kept[id(state)]
+            return entry[5]
+    return score(world, state, log, judge)
+
+
+def _same(entry: tuple[Any, ...], world: WorkflowsWorld, state: WorkflowsState, log: EventLog,
+          judge: Judge | None) -> bool:  # fmt: skip
+    return (entry[0] is world and entry[1] is state and entry[2] is log and entry[3] == len(log)
+            and entry[4] is judge)

@@ -1,0 +1,193 @@
+"""The browser side of the computer-use environment: one web-app server and one Chromium per process (a worker),
+a fresh browser context per episode.
+
+Chromium is Debian's (``apt-get install chromium``), driven by Playwright through ``executable_path``; nothing is
+downloaded. Every app's origin (``http://<app>.salesgym.test``) resolves to the process's server by a host
+resolver rule given at launch, so URLs are the same in every process and on every run (determinism), and each
+app keeps its own origin. Rendering is fixed: the viewport, a device scale of 1, the UTC time zone, the en-US
+locale, reduced motion, and the apps' own stylesheet (no animation, no caret).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import secrets
+import shutil
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from salesgym.webapps.origins import APPS, TEST_DOMAIN, default_origins
+from salesgym.webapps.run import COOKIE, Runs
+from salesgym.webapps.server import Background, Options, all_apps
+
+CHROMIUM_ENV = "SALESGYM_CHROMIUM"  # another Chromium executable (default: Debian's /usr/bin/chromium)
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+FLAGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-features=OverlayScrollbars,ExtendedOverlayScrollbars", "--font-render-hinting=none",
+         "--force-color-profile=srgb", "--disable-lcd-text", "--hide-scrollbars")  # fmt: skip
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+class BrowserUnavailable(RuntimeError):
+    """No Chromium to drive, or Playwright is not installed: the message says what to install."""
+
+
+def chromium_path() -> str:
+    path = os.environ.get(CHROMIUM_ENV) or DEFAULT_CHROMIUM
+    found = path if os.path.isfile(path) else shutil.which(path)
+    if not found:
+        raise BrowserUnavailable(f"no Chromium at {path!r}: apt-get install chromium (Debian), or set ${CHROMIUM_ENV}")
+    return found
+
+
+def launch_args(port: int) -> list[str]:
+    """The environment's own launch flag (``DebianChromium`` adds ``FLAGS``): every app origin mapped to ``port``."""
+    return [f"--host-resolver-rules=MAP *.{TEST_DOMAIN} 127.0.0.1:{port}"]
+
+
+@dataclass
+class Worker:
+    """This process's server, run registry, Playwright and Chromium (started on first use)."""
+
+    runs: Runs = field(default_factory=Runs)
+    server: Background | None = None
+    playwright: Any = None
+    browser: Any = None
+    thread: int = 0
+    closing: list[tuple[Any, str]] = field(default_factory=list)  # (session, run id) of finished episodes
+
+    def serve(self) -> Worker:
+        """Start this process's web-app server (and nothing else): what a BrowserGym task needs."""
+        if self.server is None:  # the control API answers only a token nobody outside this process knows
+            options = Options(self.runs, default_origins(), operator_token=secrets.token_hex(24))
+            self.server = Background(all_apps(options)).start()
+        return self
+
+    def start(self) -> Worker:
+        """The server and this process's Chromium (Debian's, through the process's one Playwright)."""
+        if self.browser is not None:
+            return self
+        executable = chromium_path()
+        self.serve()
+        assert self.server is not None
+        self.playwright = shared_playwright()
+        try:  # Playwright gives every launch a fresh temporary profile (user-data-dir) of its own
+            self.browser = self.playwright.chromium.launch(executable_path=executable, headless=True,
+                                                           args=launch_args(self.server.port))
+        except Exception as err:
+            self.stop()
+            raise BrowserUnavailable(f"Chromium did not start ({executable}): {str(err).splitlines()[0]}") from None
+        self.thread = threading.get_ident()
+        return self
+
+    def context(self) -> Any:
+        """A fresh browser context (no cookies, storage or cache from another episode)."""
+        self.start()
+        if threading.get_ident() != self.thread:
+            raise RuntimeError("Playwright's sync API is bound to the thread that started it: use one worker "
+                               "(process) per thread")  # fmt: skip
+        self.release()
+        return self.browser.new_context(viewport=VIEWPORT, device_scale_factor=1, locale="en-US", timezone_id="UTC",
+                                        reduced_motion="reduce", color_scheme="light", java_script_enabled=True,
+                                        service_workers="block", accept_downloads=False)  # fmt: skip
+
+    def release(self) -> None:
+        """Close the contexts and runs of episodes that are over (queued by their environments)."""
+        while self.closing:
+            session, run_id = self.closing.pop()
+            session.close()
+            self.runs.close(run_id)
+
+    def stop(self) -> None:
+        for closing in (self.browser, self.server):
+            with contextlib.suppress(Exception):  # a browser already gone at exit: nothing more to release
+                if closing is not None:
+                    closing.close() if closing is self.browser else closing.stop()
+        self.browser = self.playwright = self.server = None
+
+
+def shared_playwright() -> Any:
+    """The process's one Playwright (BrowserGym's global instance, so a BrowserGym environment in the same process
+    shares it), with Chromium launches pointed at Debian's executable (``DebianChromium``)."""
+    found = use_debian_chromium()
+    found.selectors.set_test_id_attribute("bid")  # BrowserGym finds elements by their bid attribute
+    return found
+
+
+def use_debian_chromium() -> DebianPlaywright:
+    """Make BrowserGym's global Playwright one whose Chromium launches use Debian's executable (started on first
+    use): call it before ``BrowserEnv.reset`` (importing ``browsergym_tasks`` does)."""
+    try:
+        import browsergym.core as bgym
+    except ImportError:
+        raise BrowserUnavailable("Playwright and BrowserGym are not installed: pip install 'salesgym[ui]'") from None
+    current = bgym._PLAYWRIGHT
+    if isinstance(current, DebianPlaywright):
+        return current
+    found = DebianPlaywright(current)
+    bgym._set_global_playwright(found)
+    return found
+
+
+class DebianChromium:
+    """Playwright's ``chromium`` whose ``launch`` uses Debian's executable and the sandbox's flags unless told
+    otherwise: BrowserGym's ``BrowserEnv`` (and its chat window) launch Chromium themselves, with no way to name
+    an executable, and no browser can be downloaded here."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def launch(self, **kwargs: Any) -> Any:
+        kwargs.setdefault("executable_path", chromium_path())
+        kwargs["args"] = [*FLAGS, *(kwargs.get("args") or [])]
+        return self._real.launch(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+class DebianPlaywright:
+    """A Playwright instance (started on first use) whose ``chromium`` is :class:`DebianChromium`; everything else
+    passes through."""
+
+    def __init__(self, real: Any = None) -> None:
+        self._started = real
+
+    @property
+    def _real(self) -> Any:
+        if self._started is None:
+            from playwright.sync_api import sync_playwright
+
+            self._started = sync_playwright().start()
+        return self._started
+
+    @property
+    def chromium(self) -> DebianChromium:
+        return DebianChromium(self._real.chromium)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+_WORKER: Worker | None = None
+_LOCK = threading.Lock()
+
+
+def worker() -> Worker:
+    """The process's worker (one server and one Chromium per process; each episode gets its own context)."""
+    global _WORKER
+    with _LOCK:
+        if _WORKER is None:
+            _WORKER = Worker()
+            atexit.register(_WORKER.stop)
+        return _WORKER
+
+
+def run_cookies(run_id: str) -> list[dict[str, Any]]:
+    """The run's cookie for every app's origin (each origin keeps its own cookies)."""
+    return [{"name": COOKIE, "value": run_id, "domain": f"{app}.{TEST_DOMAIN}", "path": "/", "httpOnly": True,
+             "sameSite": "Lax"} for app in APPS]  # fmt: skip
