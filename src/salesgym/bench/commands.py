@@ -267,7 +267,7 @@ def _first_world(manifest: sp.Manifest) -> None:
         return
     first = manifest.territories[0]
     try:
-        env = runner.make_env(first, None, manifest.env_id)
+        env = runner.make_env(first, None, manifest.env_id, manifest.pack_dir)
         env.reset(seed=first.seed)
         env.score()
     except ImportError as e:
