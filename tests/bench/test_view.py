@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 from typer.testing import CliRunner
-from view_fakes import HOSTILE, expected_value, hostile, random_debug, wait_runs, with_model
+from view_fakes import HOSTILE, expected_value, expected_value_quarter, hostile, random_debug, wait_runs, with_model
 
 from salesgym.bench import view
 from salesgym.bench.store import EpisodeRecord, RunRecord, Store, encode_trajectory
@@ -111,7 +111,7 @@ def test_milestone_counts_changes_are_shown_on_the_turn_they_happen() -> None:
 
 
 def test_folded_rows_show_the_net_milestone_change() -> None:
-    traj, score = expected_value()
+    traj, score = expected_value_quarter()
     rows = _rows(_text(traj, score))
     turns = traj["turns"]
     checked = 0

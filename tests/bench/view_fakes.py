@@ -44,6 +44,12 @@ def expected_value() -> tuple[Trajectory, Score]:
     return recorded("territory-v0", "expected-value", 3, n_opportunities=10, horizon_days=30)
 
 
+def expected_value_quarter() -> tuple[Trajectory, Score]:
+    """expected-value on a 10-opportunity, 90-day territory: it works every hour it can, so only a quarter has
+    runs of waits during which milestones move (buyers answer while the seller waits)."""
+    return recorded("territory-v0", "expected-value", 1, n_opportunities=10, horizon_days=90)
+
+
 def random_debug() -> tuple[Trajectory, Score]:
     """random on the debug territory: refused calls (errors), penalties."""
     return recorded("territory-debug-v0", "random", 1)
