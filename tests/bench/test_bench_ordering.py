@@ -26,6 +26,7 @@ from salesgym.bench.splits import load
 from salesgym.bench.stats import paired_difference
 from salesgym.bench.store import EpisodeRecord, Store
 
+pytestmark = pytest.mark.campaign  # whole-split benchmarks: minutes; .ci/run runs them (python -m pytest -m campaign)
 SUITE = suite("territory")
 SPLITS = ("eval-quick", "held-out-quick")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -40,7 +41,8 @@ from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 DEFAULT_DB = Path("runs") / "salesgym.sqlite"
 WORKERS_MAX = 1024
 
-out = Console()
+# Into a file or a pipe rich assumes 80 columns and cuts the leaderboard's figures ("0.…"); a terminal keeps its width.
+out = Console() if sys.stdout.isatty() else Console(width=200)
 err = Console(stderr=True)
 
 
