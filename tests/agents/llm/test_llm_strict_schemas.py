@@ -63,6 +63,8 @@ def test_the_exported_schema_is_the_sdks_strict_schema_of_the_argument_model_min
     env = salesgym.make(env_id)
     env.reset(seed=1)
     exported = {t["function"]["name"]: t["function"]["parameters"] for t in env.tool_schemas()}
+    if not hasattr(env.family, "tools"):
+        pytest.skip(f"{env_id} acts through a browser: its actions have no argument models to compare")
     specs = env.family.tools.specs
     assert set(exported) == set(specs)
 
