@@ -80,10 +80,12 @@ def parse(words: Mapping[str, Any], where: str) -> Vocabulary:
 
 @cache
 def for_family(family: str | None) -> Vocabulary:
-    """The vocabulary ``salesgym.envs.<family>.report_words`` states, or :data:`NEUTRAL`."""
-    if not family or not family.isidentifier():
+    """The vocabulary ``salesgym.envs.<family>.report_words`` states (``workflows-ui``'s folder is
+    ``workflows_ui``), or :data:`NEUTRAL`."""
+    folder = (family or "").replace("-", "_")
+    if not folder.isidentifier():
         return NEUTRAL
-    name = f"salesgym.envs.{family}.report_words"
+    name = f"salesgym.envs.{folder}.report_words"
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError as err:  # the family's folder or its words are not here; anything else is a bug
