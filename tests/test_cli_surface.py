@@ -156,7 +156,13 @@ def stubbed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _required_args(c: Command) -> list[str]:
-    return ["x" for p in c.params if isinstance(p.info, ArgumentInfo) and p.default in (..., inspect.Parameter.empty)]
+    """A placeholder for each required argument, and for each required option its flag and a placeholder."""
+    out: list[str] = []
+    for p in c.params:
+        if p.default not in (..., inspect.Parameter.empty):
+            continue
+        out += ["x"] if isinstance(p.info, ArgumentInfo) else [p.flag, "x"] if p.flag else []
+    return out
 
 
 # float options with no lower bound, and why; each is still refused when not finite

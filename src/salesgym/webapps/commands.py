@@ -11,6 +11,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from salesgym.bench.commands import one_line
+from salesgym.cli_options import SEED_MAX
 
 APP_NAMES = ("crm", "sequencer", "scheduler", "prospecting", "task")
 TOKEN_ENV = "SALESGYM_OPERATOR_TOKEN"
@@ -71,7 +72,7 @@ def serve(
 @apps_cli.command("open")
 def open_task(
     template: Annotated[str, typer.Option(help="a workflows template id (salesgym.envs.workflows.tasks)")],
-    seed: Annotated[int, typer.Option(min=0, help="the instance seed")] = 1,
+    seed: Annotated[int, typer.Option(min=0, max=SEED_MAX, help="the instance seed")] = 1,
     variant: Annotated[str, typer.Option(help="the apps' look: default, dark, compact, reworded, rearranged")] = (
         "default"),
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port (loopback)")] = 8100,
