@@ -29,9 +29,10 @@ SLOW = {"determinism_across_processes"}  # one subprocess per case is enough on 
 
 
 def _marked(case: Case) -> Any:
-    """A case of a family whose episodes need a browser runs in the campaign (``-m campaign``), not by default."""
+    """A case of a family whose episodes need a browser runs with the browser sweep (``-m ui_sweep``), not by
+    default: minutes per check, and not yet seen to pass whole (``clone_independence`` failed once)."""
     slow = getattr(salesgym.env_class(case.env_id), "KIT_CAMPAIGN", False)
-    return pytest.param(case, marks=pytest.mark.campaign, id=str(case)) if slow else pytest.param(case, id=str(case))
+    return pytest.param(case, marks=pytest.mark.ui_sweep, id=str(case)) if slow else pytest.param(case, id=str(case))
 
 
 @pytest.mark.parametrize("case", [_marked(c) for c in CASES])
