@@ -28,7 +28,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ENV_OF = {"territory": "territory-debug-v0", "desk": "desk-debug-v0", "workflows": "workflows-debug-v0",
-          "workflows-ui": "workflows-ui-debug-v0"}
+          "workflows-ui": "workflows-debug-v0"}  # the same verifier and score; no browser in this process
 # (split, territories, trials) of a real run per family: the territory's whole suite (20 policies)
 RUNS = {"territory": ("debug", None, 2), "desk": ("desk-eval", 2, 1), "workflows": ("workflows-eval", 12, 1)}
 TERRITORY_WORDS = ("value-weighted", "milestone advances", "closed value", "win rate", "seller hours")

@@ -14,7 +14,9 @@ from openai.lib._pydantic import _ensure_strict_json_schema, to_strict_json_sche
 import salesgym
 from salesgym.core.tools import OPENAI_STRICT_KEYWORDS
 
-ENV_IDS = sorted(salesgym.registry())
+# The browser family is left out: its environment drives Playwright's sync API in this thread, whose event loop
+# outlives the episode and would stop later asyncio tests in this process (tests/workflows_ui checks its schemas).
+ENV_IDS = sorted(i for i in salesgym.registry() if not getattr(salesgym.env_class(i), "KIT_CAMPAIGN", False))
 
 
 def schemas(node: Any, in_properties: bool = False) -> Iterator[dict[str, Any]]:
@@ -63,8 +65,6 @@ def test_the_exported_schema_is_the_sdks_strict_schema_of_the_argument_model_min
     env = salesgym.make(env_id)
     env.reset(seed=1)
     exported = {t["function"]["name"]: t["function"]["parameters"] for t in env.tool_schemas()}
-    if not hasattr(env.family, "tools"):
-        pytest.skip(f"{env_id} acts through a browser: its actions have no argument models to compare")
     specs = env.family.tools.specs
     assert set(exported) == set(specs)
 

@@ -3,7 +3,7 @@ environment with that environment's tools (docs/llm.md).
 
 >>> from salesgym.agents.llm import LLMConfig, sampling_seed
 >>> LLMConfig(model="m").context, LLMConfig().tool_choice, LLMConfig().context_tokens is None
-('summary', 'auto', True)
+('state', 'auto', True)
 >>> sampling_seed(7) == sampling_seed(7) != sampling_seed(8)
 True
 
