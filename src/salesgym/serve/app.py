@@ -49,7 +49,7 @@ from salesgym.serve.secrets import Secrets
 from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
 from salesgym.serve.store import Store
 from salesgym.serve.verifier_api import router as verifier_router
-from salesgym.serve.wire import WireError, read_json
+from salesgym.serve.wire import WireError, read_json, replaying
 
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 SplitName = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")]
@@ -175,16 +175,7 @@ class BodyLimit:
             if refused is not None:
                 await refused(scope, receive, send)
                 return
-        delivered = False
-
-        async def replay() -> Any:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
     async def _refuse(self, scope: Scope, receive: Callable[[], Awaitable[Any]],
                       send: Callable[[Any], Awaitable[None]]) -> None:

@@ -21,7 +21,7 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from salesgym.serve.wire import WireError, envelope, read_json
+from salesgym.serve.wire import WireError, envelope, read_json, replaying
 
 MAX_MESSAGE_BYTES = 4 << 20
 
@@ -153,16 +153,7 @@ def guard(app: ASGI) -> ASGI:
         if answer is not None:
             await _answer(send, status, answer)
             return
-        delivered = False
-
-        async def replay() -> Any:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await app(scope, replay, send)
+        await app(scope, replaying(body, receive), send)
 
     return guarded
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,3 +182,17 @@ def _skip(data: bytes, i: int) -> int:
         else:
             i += 1
     return i
+
+
+def replaying(body: bytes, receive: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
+    """An ASGI ``receive`` that hands the app the body already read (and checked) once, then the real channel."""
+    delivered = False
+
+    async def replay() -> Any:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
