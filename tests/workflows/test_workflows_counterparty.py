@@ -13,10 +13,12 @@ from tests.workflows.wf_helpers import params, play_reference, step
 import salesgym
 from salesgym.agents.workflows.idle import Idle
 from salesgym.agents.workflows.random_policy import RandomPolicy
+from salesgym.agents.workflows.sweep import sweep
 from salesgym.envs.workflows import policies, splits
 from salesgym.envs.workflows.tasks.model import resolve
 from salesgym.envs.workflows.tasks.templates import TEMPLATES as PACKAGE
 from salesgym.envs.workflows.tasks.templates_counterparty import PACK, POLICY_TEMPLATES, TEMPLATES, USER_TEMPLATES
+from salesgym.testing import CHECKS, Case
 
 SEEDS = (1, 2, 5)
 
@@ -259,3 +261,15 @@ def test_acting_users_replay_and_clone_exactly(template: str) -> None:
     step(again, "finish_task", summary="done")
     assert again.event_log_hash() == env.event_log_hash()  # the same calls, the same tape
     assert json.dumps(again.event_log()) == json.dumps(env.event_log())
+
+
+def test_the_red_team_finds_nothing_on_the_pack() -> None:
+    assert sweep(list(TEMPLATES), [1, 2], pack=PACK) == []
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+@pytest.mark.parametrize("template", [*(t.id for t in USER_TEMPLATES), "policy-term-discount"])
+def test_the_conformance_kit_holds_on_the_pack(template: str, check: str) -> None:
+    if check == "determinism_across_processes" and template != "user-owner-reassigned":
+        pytest.skip("one subprocess run is enough: the clock-triggered action")
+    CHECKS[check](Case("workflows-v0", {"template": template, "pack": PACK}))
