@@ -1,7 +1,7 @@
 """The private verifier: the task's assertions over the end state, the invariant (only the expected changes,
-start against end), the audit (every change made by a successful call of its own app's tools), and forbidden
-actions across the trajectory. Computed from the world and the event log alone (the end state is the log's
-fold), so it is authoritative.
+start against end; what a simulated person did on the apps is theirs, ``by_users``), the audit (every change
+made by a successful call of its own app's tools), and forbidden actions across the trajectory. Computed from
+the world and the event log alone (the end state is the log's fold), so it is authoritative.
 
 Assertions are jq programs (``jqlib.py``) compared by an operator (``assertions.py``):
 
