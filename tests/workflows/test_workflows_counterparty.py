@@ -4,7 +4,9 @@ replayed and cloned exactly). Every template passes with the reference solution 
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from typing import Any
 
 import pytest
@@ -14,8 +16,8 @@ import salesgym
 from salesgym.agents.workflows.idle import Idle
 from salesgym.agents.workflows.random_policy import RandomPolicy
 from salesgym.agents.workflows.sweep import sweep
-from salesgym.envs.workflows import policies, splits
-from salesgym.envs.workflows.tasks.model import resolve
+from salesgym.envs.workflows import packs, policies, splits, verifier
+from salesgym.envs.workflows.tasks.model import Act, resolve
 from salesgym.envs.workflows.tasks.templates import TEMPLATES as PACKAGE
 from salesgym.envs.workflows.tasks.templates_counterparty import PACK, POLICY_TEMPLATES, TEMPLATES, USER_TEMPLATES
 from salesgym.testing import CHECKS, Case
@@ -273,3 +275,41 @@ def test_the_conformance_kit_holds_on_the_pack(template: str, check: str) -> Non
     if check == "determinism_across_processes" and template != "user-owner-reassigned":
         pytest.skip("one subprocess run is enough: the clock-triggered action")
     CHECKS[check](Case("workflows-v0", {"template": template, "pack": PACK}))
+
+
+def test_the_pack_format_carries_policies_and_actions() -> None:
+    for template in TEMPLATES.values():
+        data = json.loads(json.dumps(packs.to_data(template, "m:f")))
+        assert packs.to_template(packs.TemplateFile.model_validate(data), template.fixture) == template
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"policies": ("pricing",)}, "unknown policy 'pricing'; the policies are: discounting"),
+    ({"actions": (Act("a", "x", "vanish", {}, after=("send_inmail",)),)}, "unknown verb 'vanish'"),
+    ({"actions": (Act("a", "x", "reassign_owner", {"object": "contacts"}, after=("send_inmail",)),)},
+     "needs ['id', 'owner_id']"),
+    ({"actions": (Act("a", "x", "reschedule", {"email": "e", "after": "d"}),)}, "either 'after' tools or an 'at'"),
+    ({"actions": (Act("a", "x", "reschedule", {"email": "e", "after": "d"}, after=("x",), at=2.0),)},
+     "either 'after' tools or an 'at'"),
+    ({"actions": (Act("a", "x", "reschedule", {"email": "e", "after": "d"}, after=("reply_message",)),)},
+     "'after' names no replica tool: reply_message"),
+])  # fmt: skip
+def test_a_malformed_policy_or_action_is_refused_in_one_line(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)) as err:
+        dataclasses.replace(TEMPLATES["user-reschedules"], **change).check()
+    assert "\n" not in str(err.value)
+
+
+def test_a_deletion_of_what_a_person_created_is_the_agents_change() -> None:
+    made = {("crm.contacts", "1"): {"created": "user:x", "fields": [], "deleted": True},
+            ("crm.contacts", "2"): {"created": "agent", "fields": [], "deleted": True},
+            ("crm.contacts", "3"): {"created": "", "fields": ["lifecyclestage"], "deleted": False},
+            ("crm.contacts", "4"): {"created": "user:x", "fields": [], "deleted": False}}  # fmt: skip
+    changes = [{"table": "crm.contacts", "id": "3", "kind": "update", "fields": ["hubspot_owner_id",
+                                                                              "lifecyclestage"]},
+               {"table": "crm.contacts", "id": "4", "kind": "create"},
+               {"table": "crm.notes", "id": "9", "kind": "create"}]  # fmt: skip
+    assert verifier.agents_changes(changes, made) == [
+        {"table": "crm.contacts", "id": "1", "kind": "delete"},
+        {"table": "crm.contacts", "id": "3", "kind": "update", "fields": ["lifecyclestage"]},
+        {"table": "crm.notes", "id": "9", "kind": "create"}]

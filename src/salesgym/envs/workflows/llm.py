@@ -171,5 +171,5 @@ def build(kind: str, choice: Any, llm: Mapping[str, Any] | None) -> Any:
         return OpenAIJudge(endpoint) if kind == "judge" else OpenAIVoice(endpoint)
     method = "judge" if kind == "judge" else "answer"
     if not callable(getattr(choice, method, None)):
-        raise ValueError(f'{kind} must be None, "rules", "llm" or an object with a {method}() method')
+        raise ValueError(f'{kind} must be None, "rules", "llm" or an object with the method {method}()')
     return choice

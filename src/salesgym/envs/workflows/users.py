@@ -34,6 +34,7 @@ from salesgym.envs.workflows import jqlib
 from salesgym.envs.workflows.apps import scheduler
 from salesgym.envs.workflows.apps.common import Ctx, create, next_key, now_iso, rows, update
 from salesgym.envs.workflows.contract import AVAILABLE_RANGE_DAYS, parse_iso
+from salesgym.envs.workflows.simulator import APP_OF_TABLE, APP_OF_TOOL
 from salesgym.envs.workflows.state import Record, document
 
 USER = "user:"  # the prefix of a simulated person's actor name on the event tape
@@ -140,6 +141,9 @@ def check(template: str, act: Any) -> None:
         raise ValueError(f"{template}: action {act.key!r} ({act.verb}) needs {missing}")
     if (act.at is None) == (not act.after):
         raise ValueError(f"{template}: action {act.key!r} needs either 'after' tools or an 'at' minute, not both")
+    unknown = sorted(set(act.after) - set(APP_OF_TOOL))
+    if unknown:
+        raise ValueError(f"{template}: action {act.key!r}: 'after' names no replica tool: {', '.join(unknown)}")
 
 
 def _do(ctx: Ctx, action: Mapping[str, Any], call: Any) -> None:
@@ -169,7 +173,7 @@ def after_call(ctx: Ctx, tool: str, args: Any) -> None:
         if tool not in action["after"] or action["key"] in ctx.state.acted:
             continue
         if action["when"] is not None:
-            doc = document(ctx.state.tables)
+            doc = document(ctx.state.tables, APP_OF_TABLE)
             try:
                 if jqlib.run(action["when"], doc, params) != [True]:
                     continue

@@ -160,7 +160,10 @@ def agents_changes(changes: Sequence[Mapping[str, Any]],
     record, else the agent's part (``by_users``): its creation or deletion, or an update of its fields."""
     out = [dict(c) for c in changes if (c["table"], c["id"]) not in made_by_users]
     for (table, key), part in made_by_users.items():
-        if part["deleted"] or part["created"] == "agent":
+        if part["deleted"]:  # only the agent deletes: a record a person created, or a starting one
+            if part["created"] != "agent":
+                out.append({"table": table, "id": key, "kind": "delete"})
+        elif part["created"] == "agent":
             out.extend(dict(c) for c in changes if (c["table"], c["id"]) == (table, key))
         elif part["fields"]:
             out.append({"table": table, "id": key, "kind": "update", "fields": part["fields"]})
