@@ -23,7 +23,7 @@ from typing import Any
 
 from salesgym.core.clock import Scheduled
 from salesgym.core.rng import Dice, stream
-from salesgym.envs.workflows import jqlib
+from salesgym.envs.workflows import jqlib, policies, users
 from salesgym.envs.workflows.apps.common import ID_FORMATS, id_order
 from salesgym.envs.workflows.contract import APPS
 from salesgym.envs.workflows.population import Builder, populate
@@ -251,13 +251,10 @@ class Template:
                 raise ValueError(f"{self.id}: rubric {rubric.name!r} names step {rubric.step} of {len(self.steps)}")
             for _, pattern in rubric.forbidden_claims:
                 re.compile(pattern)
-        if self.actions or self.policies:
-            from salesgym.envs.workflows import policies, users  # (they import this module's siblings)
-
-            for name in self.policies:
-                policies.check_name(name)
-            for act in self.actions:
-                users.check(self.id, act)
+        for name in self.policies:
+            policies.check_name(name)
+        for act in self.actions:
+            users.check(self.id, act)
         holders = {"requester", *(t.sender_key for t in self.turns), *(a.actor_key for a in self.actions)}
         for held in (*(f.holder for f in self.facts), *(r.holder for r in self.replies)):
             if held not in holders:
