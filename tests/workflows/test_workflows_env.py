@@ -25,7 +25,7 @@ def test_tool_schemas_match_the_snapshot() -> None:
 
 def test_tool_names_follow_the_platforms() -> None:
     names = TOOLS.names()
-    assert len(names) == 52 and len(set(names)) == 52  # 49 replica tools and the task's three
+    assert len(names) == 54 and len(set(names)) == 54  # 49 replica tools and the task's five
     for official in ("hubspot-search-objects", "hubspot-batch-create-objects", "hubspot-create-engagement",
                      "meetings-create_invitee", "event_types-list_event_type_available_times",
                      "sequence_add_prospects", "prospect_search", "sales_search_leads", "send_inmail"):

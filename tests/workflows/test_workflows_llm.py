@@ -1,7 +1,7 @@
 """The optional language-model judge and voice against a real OpenAI-compatible server on loopback (scripted
 replies): off by default; with the flag the judge decides the rubric's wording checks (asked once per text,
-never shown a hidden value), a failing judge leaves the rules' decision; the voice words answers and is refused
-when it drops what was told or adds what was not."""
+never shown a hidden value), a failing judge leaves the rules' decision; the voice answers and is refused when it
+drops what was told or reveals what was not asked for (``test_workflows_voice.py``: the flag and the tape)."""
 
 from __future__ import annotations
 
@@ -74,12 +74,12 @@ def test_the_voice_words_answers_and_is_refused_when_it_drops_or_adds_a_fact() -
                           text_reply(f"Sure thing: they told me {p['budget']} is their budget.")])
         added = step(env, "ask_requester", question="When do they decide?")["output"]
         told = step(env, "ask_requester", question="What's their budget?")["output"]
-        again = step(env, "ask_requester", question="Their budget again?")["output"]
-        assert len(server.requests_for(0)) == 2 and again == told  # the same words are asked for once
+        again = step(env, "ask_requester", question="What's their budget?")["output"]
+        assert len(server.requests_for(0)) == 2 and again == told  # the same request is answered from the tape
         server.script(0, [text_reply("Roughly fifty thousand, I think.")])
         other = workflow("crm-budget-colleague", 6, voice="llm", llm=_llm(server))
         dropped = step(other, "ask_requester", question="What's their budget?")["output"]
-    assert added["answer"].startswith("Let's settle the budget first") and "added something not told" in \
+    assert added["answer"].startswith("Let's settle the budget first") and "revealed something not asked for" in \
         added["voice_error"]  # fmt: skip
     assert told == {"from": env._world.task.requester, "answer": f"Sure thing: they told me {p['budget']} is their "
                     "budget."}  # fmt: skip

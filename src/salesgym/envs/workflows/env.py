@@ -12,7 +12,7 @@ from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
 from salesgym.core.rng import stream
-from salesgym.envs.workflows import observe, packs, state, verifier
+from salesgym.envs.workflows import observe, packs, state, users, verifier
 from salesgym.envs.workflows.apps.common import Ctx
 from salesgym.envs.workflows.contract import DEFAULT_MAX_CALLS, MAX_CALLS_RANGE
 from salesgym.envs.workflows.instructions import task_card
@@ -24,7 +24,8 @@ from salesgym.envs.workflows.tasks.model import Template, instantiate
 from salesgym.envs.workflows.tools import TOOLS, check_permission
 from salesgym.envs.workflows.world import WorkflowsWorld
 
-EVENT_KINDS = frozenset({*state.APPLY, *CORE_PUBLIC_EVENTS})
+# the voice's raw replies (voice_spoke) are operator side: the agent gets the checked answer, never the raw text
+EVENT_KINDS = frozenset({*state.APPLY, *CORE_PUBLIC_EVENTS}) - {"voice_spoke"}
 TIERS = (1, 2, 3, 4)
 
 
@@ -82,7 +83,8 @@ class WorkflowsRules:
         check_permission(ctx, tool)
 
     def fire(self, ctx: Ctx, item: Scheduled) -> None:
-        return None
+        if item.kind == "user_action":  # a simulated person's action due at a minute of the sandbox clock
+            users.fire(ctx, item)
 
     def end_reason(self, s: WorkflowsState, world: WorkflowsWorld) -> str | None:
         return "the agent finished the task" if s.finished else None
@@ -124,8 +126,9 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
 
     Tools
         49 typed tools whose names and argument shapes follow the platforms' public APIs and official MCP
-        servers, plus ``ask_requester``, ``reply_message`` and ``finish_task`` (``docs/workflows.md``). A task
-        may use only its apps, some read only. Every call costs one minute of the sandbox clock.
+        servers, plus ``ask_requester``, ``reply_message``, ``list_policies``, ``read_policy`` (the company's
+        policy documents) and ``finish_task`` (``docs/workflows.md``). A task may use only its apps, some read
+        only. Every call costs one minute of the sandbox clock.
 
     Observation
         ``{"text": str, "data": dict}``: the request, the clock and calls left, what the requester has said, the
@@ -142,9 +145,12 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
     Arguments
         template (a template id, or None: the seed draws one), tier (1-4, or None), max_calls (10-400; 60),
         invalid_action_limit, verifier_key; judge (None: the deterministic message rubric decides; "llm": a
-        language-model judge decides its wording checks), voice (None; "llm": a language-model voice words the
-        simulated people's answers), llm (the endpoint of both: {"model", "base_url", "api_key_env"}), pack (a
-        template pack's directory: the templates come from it instead of the package; ``docs/workflows.md``).
+        language-model judge decides its wording checks), voice (None; "llm": a language-model voice answers as
+        the simulated people, checked and recorded on the tape; or an object with ``answer()``, such as
+        ``llm.TapeVoice`` replaying a recorded tape), llm (the endpoint of both: {"model", "base_url",
+        "api_key_env"}), pack (a template pack's directory, or ``"workflows-counterparty"``, the pack the package
+        ships: policy documents and simulated people who act; the templates come from it instead of the
+        package's catalogue; ``docs/workflows.md``).
 
     Version history
         v0 (workflows-gen/1, workflows-task/1): initial release. workflows-task/2: message rubrics, scripted
@@ -226,7 +232,8 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
         rules = WorkflowsRules(build("judge", judge, llm), build("voice", voice, llm))
         super().__init__(rules, invalid_action_limit=invalid_action_limit, verifier_key=verifier_key,
                          template=template, tier=tier, max_calls=max_calls,
-                         pack=None if pack is None else str(Path(pack).resolve()))  # fmt: skip
+                         pack=None if pack is None else pack if pack in packs.builtin()
+                         else str(Path(pack).resolve()))  # fmt: skip
 
     @staticmethod
     def load_pack(path: str | Path) -> packs.Pack:

@@ -3,10 +3,24 @@ public part and the public contract only; twins that differ in hidden facts get 
 
 from __future__ import annotations
 
+from salesgym.envs.workflows import policies
 from salesgym.envs.workflows.contract import APP_TITLES
 from salesgym.envs.workflows.world import TaskView
 
 TASK_VERSION = "workflows-task/2"
+
+
+def _policies(task: TaskView) -> str:
+    """The card's policy section: only for a task that names policies (other cards are unchanged)."""
+    if not task.policies:
+        return ""
+    names = "\n".join(f"- `{name}`: {policies.library()[name].title}" for name in task.policies)
+    return f"""## Policies
+These company policies apply to this task, and you are checked against them: read them with `read_policy` \
+(`list_policies` lists every policy):
+{names}
+
+"""
 
 
 def task_card(task: TaskView, anchor: str, max_calls: int, invalid_action_limit: int) -> str:
@@ -42,7 +56,7 @@ your question names what you need. Someone may also write to you during the task
 colleague): the message appears in your inbox, and `reply_message` answers it; they too tell what they know \
 when asked for it by name.
 
-## How the episode ends
+{_policies(task)}## How the episode ends
 Call `finish_task` when you are done. The sandbox clock starts at {anchor}; every call takes one minute and you \
 have {max_calls} calls. A call the sandbox refuses changes nothing and is counted; {invalid_action_limit} of \
 them end the episode early.

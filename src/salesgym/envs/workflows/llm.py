@@ -5,8 +5,11 @@ by default: a **judge** of what the agent writes (``rubric.Judge``) and a **voic
 - the judge is shown the text the agent wrote and the rubric's public wording (items to mention, claims not to
   make, criteria), never a fact's value or any other hidden expected value; it answers booleans, and only the
   verdict's pass or fail reaches the agent;
-- the voice rewrites words the rules chose; the simulator refuses a rewrite that drops the told value or shows
-  anything not told (``simulator.voiced``).
+- the voice answers a question as the simulated person, from what that person knows (their hidden facts) and
+  the words the rules chose; the simulator refuses an answer that drops the told value, and flags and refuses
+  one that reveals a fact nobody asked for (``simulator.voiced``). Every reply goes on the event tape with the
+  hash of its request (``voice_spoke``), so a replay or a clone reads it there: ``TapeVoice`` replays a recorded
+  episode offline and never calls a model.
 
 Answers are cached by the hash of the request, so one combination is asked once per object (and a score that
 is computed again asks nothing). Needs the ``openai`` SDK (``pip install 'salesgym[llm]'``), imported on the first
@@ -31,8 +34,10 @@ JUDGE_PROMPT = (
     "Items to mention: {mentions}\nClaims the message must not make: {claims}"
 )
 VOICE_PROMPT = (
-    "Rewrite the message below in the voice of someone who is {persona}, in one or two sentences. Keep every one "
-    "of these exact strings unchanged: {keep}. Add no facts, names, numbers, dates or promises. Message: {text}"
+    "You are {who}, a colleague or customer of a sales representative; you are {persona}. Answer their message in "
+    "one or two sentences, in your own voice. What you know: {knows}. Tell only what their message asks for, and "
+    "only what the rules let you say now: {rules!r}. Add no other facts, names, numbers, dates or promises.\n"
+    "Their message: {question}"
 )
 
 
@@ -116,13 +121,44 @@ class OpenAIJudge(_Chat):
 
 
 class OpenAIVoice(_Chat):
-    """``paraphrase(text, persona, keep)`` through the endpoint (``simulator.Voice``)."""
+    """``answer(request)`` through the endpoint (``simulator.Voice``); a request holds ``who``, ``persona``,
+    ``knows`` (the person's hidden facts), ``rules`` (the rules' words) and ``question``."""
 
     def __init__(self, endpoint: Endpoint) -> None:
         super().__init__(endpoint, max_tokens=120)
 
-    def paraphrase(self, text: str, persona: str, keep: Sequence[str]) -> str:
-        return self.ask(VOICE_PROMPT.format(persona=persona, keep=json.dumps(list(keep)), text=text))
+    def answer(self, request: Mapping[str, Any]) -> str:
+        knows = "; ".join(f"{k}: {v}" for k, v in request["knows"].items()) or "nothing the apps do not hold"
+        return self.ask(VOICE_PROMPT.format(who=request["who"], persona=request["persona"], knows=knows,
+                                            rules=request["rules"], question=request["question"]))  # fmt: skip
+
+
+class TapeVoice:
+    """A voice that only replays: the replies a recorded episode's tape holds (its ``voice_spoke`` events), by
+    request hash; a request the tape does not hold fails (the rules' words stand), and no model is ever called.
+
+        >>> TapeVoice.from_log([]).replies
+        {}
+    """
+
+    def __init__(self, replies: Mapping[str, str]) -> None:
+        self.replies = dict(replies)
+
+    @classmethod
+    def from_log(cls, events: Sequence[Mapping[str, Any]]) -> TapeVoice:
+        """The replies on an event log (``env.event_log()``)."""
+        return cls({e["payload"]["request"]: e["payload"]["reply"] for e in events if e["kind"] == "voice_spoke"})
+
+    def answer(self, request: Mapping[str, Any]) -> str:
+        key = request_hash(request)
+        if key not in self.replies:
+            raise KeyError(f"the tape holds no reply to request {key[:12]}")
+        return self.replies[key]
+
+
+def request_hash(request: Mapping[str, Any]) -> str:
+    """The hash a voice reply is filed under on the tape: sha256 of the request as canonical JSON."""
+    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
 
 def build(kind: str, choice: Any, llm: Mapping[str, Any] | None) -> Any:
@@ -133,7 +169,7 @@ def build(kind: str, choice: Any, llm: Mapping[str, Any] | None) -> Any:
     if choice == "llm":
         endpoint = Endpoint.of(llm)
         return OpenAIJudge(endpoint) if kind == "judge" else OpenAIVoice(endpoint)
-    method = "judge" if kind == "judge" else "paraphrase"
+    method = "judge" if kind == "judge" else "answer"
     if not callable(getattr(choice, method, None)):
-        raise ValueError(f'{kind} must be None, "rules", "llm" or an object with a {method}() method')
+        raise ValueError(f'{kind} must be None, "rules", "llm" or an object with the method {method}()')
     return choice

@@ -42,6 +42,7 @@ from salesgym.envs.workflows.tasks.model import (
     CHANGE_KINDS,
     OPERATORS,
     A,
+    Act,
     Change,
     FactSpec,
     Fixture,
@@ -130,6 +131,18 @@ class TurnData(_Data):
     when: str | None = None
 
 
+class ActData(_Data):
+    key: str
+    actor: str
+    verb: str
+    args: dict[str, Any]
+    after: list[str] = []
+    at: float | None = None
+    when: str | None = None
+    says: str = ""
+    actor_key: str = "contact"
+
+
 class RubricData(_Data):
     name: str
     target: str
@@ -168,6 +181,8 @@ class TemplateFile(_Data):
     rubrics: list[RubricData] = []
     turns: list[TurnData] = []
     replies: list[ReplyData] = []
+    policies: list[str] = []
+    actions: list[ActData] = []
 
 
 class PackFile(_Data):
@@ -201,6 +216,9 @@ def to_template(data: TemplateFile, fixture: Fixture) -> Template:
                              r.max_len, _t(r.tools), r.criteria) for r in data.rubrics),
         turns=tuple(Turn(t.key, _t(t.after), t.sender, t.text, t.sender_key, t.when) for t in data.turns),
         replies=tuple(Reply(_t(r.keywords), r.text, r.holder) for r in data.replies),
+        policies=_t(data.policies),
+        actions=tuple(Act(a.key, a.actor, a.verb, a.args, _t(a.after), a.at, a.when, a.says, a.actor_key)
+                      for a in data.actions),
     )  # fmt: skip
 
 
@@ -219,7 +237,7 @@ def to_data(template: Template, fixture: str) -> dict[str, Any]:
         value = getattr(template, f.name)
         if f.name == "fixture":
             out["fixture"] = fixture
-        elif f.name in ("steps", "changes", "forbidden", "facts", "rubrics", "turns", "replies"):
+        elif f.name in ("steps", "changes", "forbidden", "facts", "rubrics", "turns", "replies", "actions"):
             out[f.name] = [{g.name: _plain(getattr(item, g.name)) for g in fields(item)} for item in value]
         else:
             out[f.name] = _plain(value)
@@ -368,6 +386,17 @@ def _load(path: Path, print_: str, found: tuple[tuple[str, bytes], ...]) -> Pack
     return Pack(path, head.name, print_, head.description, templates)
 
 
+def builtin() -> Mapping[str, Mapping[str, Template]]:
+    """The packs the package ships by name (not in the frozen splits' catalogue): ``workflows-counterparty``,
+    templates with policy documents and simulated people who act (``tasks/templates_counterparty.py``)."""
+    from salesgym.envs.workflows.tasks import templates_counterparty
+
+    return {templates_counterparty.PACK: templates_counterparty.TEMPLATES}
+
+
 def catalogue(pack: str | None) -> Mapping[str, Template]:
-    """The templates an environment draws from: the package's, or the pack's at ``pack`` (a directory)."""
-    return TEMPLATES if pack is None else load(pack).templates
+    """The templates an environment draws from: the package's, a pack it ships (by name), or the pack at
+    ``pack`` (a directory)."""
+    if pack is None:
+        return TEMPLATES
+    return builtin().get(pack) or load(pack).templates

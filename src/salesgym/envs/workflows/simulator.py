@@ -20,21 +20,25 @@ trigger tools whose end state satisfies its ``when`` program (jq over the state 
 app; the other apps' parts are empty): one ``message_received`` event, emitted by that
 call (so it is in that step's observation, and replay and clones are exact). Each turn is delivered once.
 
-**Voice.** An optional language-model voice (``llm.OpenAIVoice``, off by default) rewrites an answer's words;
-the rules have already decided what is told. A rewrite that drops the told value, or shows the value of a fact
-not yet told or the holder's persona, is refused and the rule's words stand (the output says why).
+**Voice.** An optional language-model voice (``llm.OpenAIVoice``, off by default) answers as the person, from
+what they know (their hidden facts), the question and the rules' words; the rules have already decided what is
+told. The check (``voiced``) refuses an answer that drops the told value, and flags and refuses one that shows
+the value of a fact not told (revealed unasked) or the persona: the rule's words stand and the output says why.
+Every reply is on the event tape (``voice_spoke``: the request's hash, the reply, the flags), so a replay or a
+clone never asks the model again, and the score counts the flags (``verifier.score``'s ``voice``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from salesgym.core.tools import ToolOutcome
 from salesgym.envs.workflows import jqlib
 from salesgym.envs.workflows.apps import REPLICAS
 from salesgym.envs.workflows.apps.common import Ctx, done, now_iso
+from salesgym.envs.workflows.llm import request_hash
 from salesgym.envs.workflows.state import document
 from salesgym.envs.workflows.world import Fact
 
@@ -46,9 +50,10 @@ REQUESTER = "requester"
 
 
 class Voice(Protocol):
-    """Rewrites a simulated person's words in their persona; ``keep`` must survive verbatim."""
+    """Answers as a simulated person: ``request`` holds ``who``, ``persona``, ``knows`` (their hidden facts),
+    ``rules`` (the rules' words) and ``question``."""
 
-    def paraphrase(self, text: str, persona: str, keep: Sequence[str]) -> str: ...
+    def answer(self, request: Mapping[str, Any]) -> str: ...
 
 
 def _who(ctx: Ctx, holder: str) -> str:
@@ -113,26 +118,40 @@ def answer(ctx: Ctx, holder: str, question: str) -> ToolOutcome:
     out: dict[str, Any] = {"from": _who(ctx, holder), "answer": words}
     voice: Voice | None = getattr(ctx.family, "voice", None)
     if voice is not None:
-        spoken, problem = voiced(ctx, voice, words, [] if fact is None else [fact.value])
+        spoken, problem = voiced(ctx, voice, holder, question, words, fact)
         out["answer"] = spoken
         if problem:
             out["voice_error"] = problem
     return done(out)
 
 
-def voiced(ctx: Ctx, voice: Voice, words: str, keep: list[str]) -> tuple[str, str]:
-    """The voice's words for ``words``, or the rule's words and why the voice's were refused."""
+def voiced(ctx: Ctx, voice: Voice, holder: str, question: str, words: str, fact: Fact | None) -> tuple[str, str]:
+    """The voice's answer, or the rule's words and why the voice's were refused. The reply comes from the tape
+    when this very request was answered before (a replay, a clone, a repeated question), else from the voice, and
+    is recorded on the tape (``voice_spoke``, hidden from the agent) with its request hash and the check's
+    flags: a fact the rules did not tell now and nobody told before is ``unasked``."""
     secret = ctx.world.secret
-    try:
-        text = voice.paraphrase(words, secret.persona, keep)
-    except Exception as err:  # any failure of the optional voice: the rule's words stand, and the output says so
-        return words, f"the voice failed ({type(err).__name__}); these are the rule's words"
-    untold = [f.value for f in secret.facts if f.key not in ctx.state.revealed and f.value not in keep]
-    if not isinstance(text, str) or not text.strip() or any(k not in text for k in keep):
-        return words, "the voice dropped what was told; these are the rule's words"
-    if any(v in text for v in untold) or secret.persona in text:
-        return words, "the voice added something not told; these are the rule's words"
-    return text.strip(), ""
+    request = {"who": _who(ctx, holder), "persona": secret.persona, "question": question, "rules": words,
+               "knows": {f.key: f.value for f in secret.facts if f.holder == holder}}  # fmt: skip
+    key = request_hash(request)
+    text = ctx.state.spoken.get(key)
+    if text is None:
+        try:
+            text = voice.answer(request)
+        except Exception as err:  # any failure of the optional voice: the rule's words stand, and the output says so
+            return words, f"the voice failed ({type(err).__name__}); these are the rule's words"
+        if not isinstance(text, str):
+            return words, "the voice answered no text; these are the rule's words"
+    told = {*ctx.state.revealed, *([fact.key] if fact is not None else [])}
+    unasked = [f.key for f in secret.facts if f.key not in told and f.value in text]
+    problem = ""
+    if unasked or secret.persona in text:
+        problem = "the voice revealed something not asked for; these are the rule's words"
+    elif not text.strip() or (fact is not None and fact.value not in text):
+        problem = "the voice dropped what was told; these are the rule's words"
+    ctx.emit("voice_spoke", holder, {"request": key, "reply": text, "unasked": unasked,
+                                     "refused": problem})  # fmt: skip
+    return (words, problem) if problem else (text.strip(), "")
 
 
 def deliver(ctx: Ctx, tool: str) -> None:

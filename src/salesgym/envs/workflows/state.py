@@ -4,8 +4,11 @@ A table is named ``<app>.<object>`` (``crm.contacts``, ``scheduler.scheduled_eve
 an immutable-by-convention record (a plain dict that is replaced, never edited). Three generic events change
 tables: ``record_created``, ``record_updated`` (the full new record and the changed fields), and
 ``record_deleted``; ``fact_revealed`` records what a simulated person said, ``message_received`` a scripted
-message delivered to the agent's inbox mid-episode (``simulator.py``), and ``task_finished`` the
-agent's declaration that it is done. The state document (:func:`document`) is what the verifier's jq
+message delivered to the agent's inbox mid-episode (``simulator.py``), ``user_acted`` a simulated person's
+scripted action on the apps (``users.py``; its record changes are the three generic events, by that person),
+``voice_spoke`` a reply of the optional language-model voice with its request hash (so a replay or a clone
+reads it from the tape and never asks the model again), and ``task_finished`` the agent's declaration that it
+is done. The state document (:func:`document`) is what the verifier's jq
 assertions read.
 """
 
@@ -25,12 +28,14 @@ Record = dict[str, Any]
 
 @dataclass
 class WorkflowsState(State):
-    FORKED = ("counters", "revealed", "inbox")
+    FORKED = ("counters", "revealed", "inbox", "acted", "spoken")
 
     tables: dict[str, dict[str, Record]] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)  # the next id number per table
     revealed: dict[str, str] = field(default_factory=dict)  # hidden facts the requester has told
     inbox: list[dict[str, Any]] = field(default_factory=list)  # scripted messages delivered (message_received)
+    acted: list[str] = field(default_factory=list)  # simulated people's actions done (user_acted, users.py)
+    spoken: dict[str, str] = field(default_factory=dict)  # the optional voice's replies by request hash (voice_spoke)
     finished: bool = False
     summary: str = ""
 
@@ -79,6 +84,14 @@ def _message(s: WorkflowsState, p: Mapping[str, Any]) -> None:
     s.inbox.append(dict(p))
 
 
+def _acted(s: WorkflowsState, p: Mapping[str, Any]) -> None:
+    s.acted.append(p["action"])
+
+
+def _spoke(s: WorkflowsState, p: Mapping[str, Any]) -> None:
+    s.spoken[p["request"]] = p["reply"]
+
+
 def _finished(s: WorkflowsState, p: Mapping[str, Any]) -> None:
     s.finished = True
     s.summary = p["summary"]
@@ -91,6 +104,8 @@ APPLY: dict[str, Fold] = {
     "fact_revealed": _revealed,
     "task_finished": _finished,
     "message_received": _message,
+    "user_acted": _acted,
+    "voice_spoke": _spoke,
 }
 
 

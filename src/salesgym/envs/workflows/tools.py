@@ -1,8 +1,10 @@
-"""The family's toolbox: every replica's tools (in app order) and the task's own three, ``ask_requester`` (the
+"""The family's toolbox: every replica's tools (in app order) and the task's own five, ``ask_requester`` (the
 rule-based simulated colleague), ``reply_message`` (answer a message in the inbox: its sender is simulated by
-the same rules, ``simulator.py``) and ``finish_task``. Every replica tool's successful call may deliver a
-scripted message (``simulator.deliver``). ``APP_OF`` names each tool's app: the sandbox enforces a
-task's app permissions from it (``check_permission``), and the verifier's audit reads it."""
+the same rules, ``simulator.py``), ``list_policies`` and ``read_policy`` (the company's policy documents,
+``policies.py``) and ``finish_task``. Every replica tool's successful call may deliver a scripted message
+(``simulator.deliver``) and set off a simulated person's scripted action (``users.after_call``). ``APP_OF``
+names each tool's app: the sandbox enforces a task's app permissions from it (``check_permission``), and the
+verifier's audit reads it."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints
 
 from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
-from salesgym.envs.workflows import simulator
+from salesgym.envs.workflows import policies, simulator, users
 from salesgym.envs.workflows.apps import REPLICAS
 from salesgym.envs.workflows.apps.common import Ctx, done
 from salesgym.envs.workflows.contract import TASK_APP
@@ -28,6 +30,15 @@ class ReplyArgs(ToolArgs):
         description="the id of a message in your inbox (data.inbox)")
     text: Annotated[str, StringConstraints(min_length=1, max_length=2000)] = Field(
         description="your reply (ask what you need to know by name)")
+
+
+class NoArgs(ToolArgs):
+    pass
+
+
+class PolicyArgs(ToolArgs):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
+        description="the policy's name, as list_policies shows it (e.g. lead-routing)")
 
 
 class FinishArgs(ToolArgs):
@@ -49,6 +60,21 @@ def reply_message(ctx: Ctx, a: ReplyArgs) -> ToolOutcome:
     return simulator.answer(ctx, message["sender_key"], a.text)
 
 
+def list_policies(ctx: Ctx, a: NoArgs) -> ToolOutcome:
+    """The company's policy documents, and whether this task's card names each as applying."""
+    applies = set(ctx.world.task.policies)
+    return done({"policies": [{"name": p.name, "title": p.title, "applies_to_this_task": p.name in applies}
+                              for p in policies.library().values()]})  # fmt: skip
+
+
+def read_policy(ctx: Ctx, a: PolicyArgs) -> ToolOutcome:
+    found = policies.library().get(a.name)
+    if found is None:
+        raise ToolError(f"404 Not Found: no policy {quote(a.name)} (list_policies names them: "
+                        f"{', '.join(policies.library())})")  # fmt: skip
+    return done({"name": found.name, "title": found.title, "text": found.text})
+
+
 def finish_task(ctx: Ctx, a: FinishArgs) -> ToolOutcome:
     ctx.emit("task_finished", "agent", {"summary": a.summary})
     return done({"finished": True})
@@ -61,18 +87,24 @@ TASK_TOOLS: list[ToolSpec[Any, Ctx]] = [
     ToolSpec("reply_message", "Reply to a message in your inbox; its sender answers (they know facts the apps do "
              "not hold, and tell them when your reply asks for them by name).", ReplyArgs, reply_message,
              "1 minute"),
+    ToolSpec("list_policies", "List the company's policy documents (lead routing, discounting, sequencing and "
+             "opt-out, meeting hygiene...) and which apply to this task.", NoArgs, list_policies, "1 minute",
+             writes=False),
+    ToolSpec("read_policy", "Read one company policy document (Markdown) by name: the rules your work must "
+             "follow.", PolicyArgs, read_policy, "1 minute", writes=False),
     ToolSpec("finish_task", "Declare the task done: the episode ends and the end state is verified.", FinishArgs,
              finish_task, "1 minute"),
 ]
 
 
 def _delivering(spec: ToolSpec[Any, Ctx]) -> ToolSpec[Any, Ctx]:
-    """``spec`` whose successful call then delivers the scripted messages it triggers."""
+    """``spec`` whose successful call then delivers the scripted messages and actions it triggers."""
     handler, name = spec.handler, spec.name
 
     def run(ctx: Ctx, a: Any) -> ToolOutcome:
         outcome = handler(ctx, a)
         simulator.deliver(ctx, name)
+        users.after_call(ctx, name, a)
         return outcome
 
     return dataclasses.replace(spec, handler=run)

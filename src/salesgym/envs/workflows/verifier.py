@@ -1,7 +1,7 @@
 """The private verifier: the task's assertions over the end state, the invariant (only the expected changes,
-start against end), the audit (every change made by a successful call of its own app's tools), and forbidden
-actions across the trajectory. Computed from the world and the event log alone (the end state is the log's
-fold), so it is authoritative.
+start against end; what a simulated person did on the apps is theirs, ``by_users``), the audit (every change
+made by a successful call of its own app's tools), and forbidden actions across the trajectory. Computed from
+the world and the event log alone (the end state is the log's fold), so it is authoritative.
 
 Assertions are jq programs (``jqlib.py``) compared by an operator (``assertions.py``):
 
@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from salesgym.core.events import EventLog
-from salesgym.envs.workflows import jqlib, rubric
+from salesgym.envs.workflows import jqlib, rubric, users
 from salesgym.envs.workflows.assertions import check_assertion, compare  # noqa: F401  (compare: this module's API)
 from salesgym.envs.workflows.contract import TASK_APP
 from salesgym.envs.workflows.rubric import Judge
@@ -112,12 +112,73 @@ def unexpected_changes(changes: Sequence[Mapping[str, Any]], rules: Sequence[Map
     return out
 
 
+def by_users(world_tables: Mapping[str, Mapping[str, Record]], log: EventLog) -> dict[tuple[str, str], Any]:
+    """The agent's part of each record a simulated person touched (``users.py``): ``{(table, id): {"created": who
+    created it ("agent", "user:...", or "" for a starting record), "fields": the fields the agent changed}}``. A
+    field is the agent's change when the agent wrote it last and it differs from what it was before the agent's
+    writes began (after the person's, when theirs came first): undoing what a person did is a change of the
+    agent's. Empty when no simulated person acted."""
+    if not any(e.kind in RECORD_EVENTS and users.is_user(e.actor) for e in log):
+        return {}
+    last: dict[tuple[str, str], dict[str, str]] = {}
+    before_agent: dict[tuple[str, str], dict[str, Any]] = {}
+    created: dict[tuple[str, str], str] = {}
+    current: dict[tuple[str, str], Record | None] = {}
+    touched: set[tuple[str, str]] = set()
+    for e in log:
+        if e.kind not in RECORD_EVENTS:
+            continue
+        key = (e.payload["table"], e.payload["id"])
+        if users.is_user(e.actor):
+            touched.add(key)
+        before = current.get(key, world_tables.get(key[0], {}).get(key[1]))
+        after = None if e.kind == "record_deleted" else e.payload["record"]
+        if e.kind == "record_created":
+            created[key] = e.actor
+        old, new = (_fields(before) if before else {}), (_fields(after) if after else {})
+        writers = last.setdefault(key, {})
+        for name in old.keys() | new.keys():
+            if name in BOOKKEEPING or old.get(name) == new.get(name):
+                continue
+            if not users.is_user(e.actor) and (writers.get(name) is None or users.is_user(writers[name])):
+                before_agent.setdefault(key, {})[name] = old.get(name)
+            writers[name] = e.actor
+        current[key] = after
+    out: dict[tuple[str, str], Any] = {}
+    for key in touched:
+        record = current.get(key)
+        final = _fields(record) if record is not None else {}
+        mine = sorted(name.lstrip("@") for name, who in last[key].items() if not users.is_user(who)
+                      and final.get(name) != before_agent.get(key, {}).get(name))  # fmt: skip
+        out[key] = {"created": created.get(key, ""), "fields": mine, "deleted": current.get(key) is None}
+    return out
+
+
+def agents_changes(changes: Sequence[Mapping[str, Any]],
+                   made_by_users: Mapping[tuple[str, str], Any]) -> list[dict[str, Any]]:  # fmt: skip
+    """The changes the agent made: ``changes`` (start against end) where no simulated person touched the
+    record, else the agent's part (``by_users``): its creation or deletion, or an update of its fields."""
+    out = [dict(c) for c in changes if (c["table"], c["id"]) not in made_by_users]
+    for (table, key), part in made_by_users.items():
+        if part["deleted"]:  # only the agent deletes: a record a person created, or a starting one
+            if part["created"] != "agent":
+                out.append({"table": table, "id": key, "kind": "delete"})
+        elif part["created"] == "agent":
+            out.extend(dict(c) for c in changes if (c["table"], c["id"]) == (table, key))
+        elif part["fields"]:
+            out.append({"table": table, "id": key, "kind": "update", "fields": part["fields"]})
+    return sorted(out, key=lambda c: (c["table"], c["kind"], c["id"]))
+
+
 # --- the trajectory ---------------------------------------------------------------------------------------------
 def audit(log: EventLog) -> list[dict[str, Any]]:
-    """Every record change must belong to a successful call of a tool of the table's own app."""
+    """Every record change must belong to a successful call of a tool of the table's own app (a simulated
+    person's scripted change, ``users.py``, is theirs: it happens inside a call but belongs to none)."""
     problems: list[dict[str, Any]] = []
     pending: list[tuple[int, str]] = []
     for e in log:
+        if e.kind in RECORD_EVENTS and users.is_user(e.actor):
+            continue
         if e.kind in RECORD_EVENTS:
             pending.append((e.seq, e.payload["table"]))
         elif e.kind == "tool_completed":
@@ -234,7 +295,8 @@ def _batch_outputs(steps: Sequence[Mapping[str, Any]], doc: Any, params: dict[st
 
 def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end: Mapping[str, Mapping[str, Record]],
                  calls: Sequence[Mapping[str, Any]], summary: str = "", audited: Sequence[Mapping[str, Any]] = (),
-                 judge: Judge | None = None, told: Mapping[str, int] | None = None) -> dict[str, Any]:  # fmt: skip
+                 judge: Judge | None = None, told: Mapping[str, int] | None = None,
+                 made_by_users: Mapping[tuple[str, str], Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """The verdict of a task instance from its start and end tables and its calls: per-step assertions (with the
     message rubrics of each step), the invariant, the audit problems found by the caller, forbidden actions (with
     ``told``, which facts were told at which call, the writes that used a fact untold: ``score`` knows it from the
@@ -255,6 +317,8 @@ def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end:
         steps.append({"step": step["step"], "app": step["app"], "objective": step["objective"],
                       "passed": all(c["passed"] for c in checked), "assertions": checked})  # fmt: skip
     changes = diff(start, end)
+    if made_by_users:  # what simulated people did on the apps is theirs, not the agent's (users.py)
+        changes = agents_changes(changes, made_by_users)
     unexpected = unexpected_changes(changes, secret.changes)
     banned = forbidden(calls, secret.forbidden, params)
     if told is not None:
@@ -292,12 +356,18 @@ def judge_states(secret: Secret, start: Mapping[str, Mapping[str, Record]], end:
 def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog, judge: Judge | None = None) -> dict[str, Any]:
     """The verifier's report of an episode, recomputed from the world and the log."""
     result = judge_states(world.secret, world.tables, state.tables, calls_of(log), state.summary, audit(log), judge,
-                          told_at(log))
+                          told_at(log), by_users(world.tables, log))
     invalid = sum(1 for e in log if e.kind == "invalid_action")
     ended = {"terminated": state.terminated, "truncated": state.truncated,
              "why": next((e.payload["why"] for e in log if e.kind == "episode_ended"), None)}  # fmt: skip
+    spoken = [e for e in log if e.kind == "voice_spoke"]
+    voice = {} if not spoken else {"voice": {  # only with the optional voice: a rule-based score is unchanged
+        "replies": len(spoken), "refused": sum(1 for e in spoken if e.payload["refused"]),
+        "revealed_unasked": [{"event": e.seq, "holder": e.actor, "facts": list(e.payload["unasked"])}
+                             for e in spoken if e.payload["unasked"]]}}  # fmt: skip
     return {
         **result,
+        **voice,
         "apps": list(world.task.apps),
         "facts_revealed": sorted(state.revealed),
         "messages_received": len(state.inbox),

@@ -40,10 +40,12 @@ class TaskView:
     apps: tuple[str, ...]  # apps this task may use
     read_only: tuple[str, ...]  # of those, the apps it may read but not write
     requester: str  # who asked (the colleague ``ask_requester`` reaches)
+    policies: tuple[str, ...] = ()  # the policy documents that apply (``read_policy``)
 
     def public(self) -> dict[str, Any]:
         return {"title": self.title, "prompt": self.prompt, "apps": list(self.apps),
-                "read_only": list(self.read_only), "requester": self.requester}  # fmt: skip
+                "read_only": list(self.read_only), "requester": self.requester,
+                **({"policies": list(self.policies)} if self.policies else {})}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,7 @@ class Secret:
     rubrics: tuple[Mapping[str, Any], ...] = ()  # resolved message rubrics (rubric.py)
     turns: tuple[Mapping[str, Any], ...] = ()  # scripted mid-episode messages (simulator.py)
     replies: tuple[Mapping[str, Any], ...] = ()  # canned answers that tell nothing
+    actions: tuple[Mapping[str, Any], ...] = ()  # resolved scripted actions of simulated people (users.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,6 +83,7 @@ class Secret:
             "rubrics": [dict(r) for r in self.rubrics],
             "turns": [dict(t) for t in self.turns],
             "replies": [dict(r) for r in self.replies],
+            **({"actions": [dict(a) for a in self.actions]} if self.actions else {}),  # (older instances unchanged)
         }
 
 

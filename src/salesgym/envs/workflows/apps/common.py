@@ -107,16 +107,17 @@ def next_key(ctx: Ctx, table: str) -> tuple[str, int]:
     return format_id(table, n, ctx.world.seed), n
 
 
-def create(ctx: Ctx, table: str, key: str, record: Record, counter: int | None = None) -> Record:
+def create(ctx: Ctx, table: str, key: str, record: Record, counter: int | None = None, actor: str = "agent") -> Record:
+    """``actor``: who made the change, the agent's call or a simulated person's scripted action (``users.py``)."""
     payload: dict[str, Any] = {"table": table, "id": key, "record": record}
     if counter is not None:
         payload["counter"] = counter
-    ctx.emit("record_created", "agent", payload)
+    ctx.emit("record_created", actor, payload)
     return record
 
 
-def update(ctx: Ctx, table: str, key: str, record: Record, changed: Sequence[str]) -> Record:
-    ctx.emit("record_updated", "agent", {"table": table, "id": key, "record": record, "changed": list(changed)})
+def update(ctx: Ctx, table: str, key: str, record: Record, changed: Sequence[str], actor: str = "agent") -> Record:
+    ctx.emit("record_updated", actor, {"table": table, "id": key, "record": record, "changed": list(changed)})
     return record
 
 

@@ -21,8 +21,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from salesgym.core.clock import Scheduled
 from salesgym.core.rng import Dice, stream
-from salesgym.envs.workflows import jqlib
+from salesgym.envs.workflows import jqlib, policies, users
 from salesgym.envs.workflows.apps.common import ID_FORMATS, id_order
 from salesgym.envs.workflows.contract import APPS
 from salesgym.envs.workflows.population import Builder, populate
@@ -183,6 +184,26 @@ class Rubric:
     criteria: str = ""
 
 
+@dataclass(frozen=True)
+class Act:
+    """A scripted action of a simulated person on the shared apps (``users.py``): ``verb`` (one of
+    ``users.VERBS``) with ``args`` (markers resolved with the parameters), done once by ``actor`` (formatted;
+    ``actor_key`` names them as a :class:`Turn`'s ``sender_key`` does) either after the first successful call of
+    one of ``after`` (with ``when``: whose end state makes that jq program over the whole state document output
+    ``true``) or, with ``at``, when the sandbox clock reaches ``at`` minutes into the episode. With ``says``, the
+    person then writes that (formatted) to the agent's inbox."""
+
+    key: str
+    actor: str
+    verb: str
+    args: Mapping[str, Any]
+    after: tuple[str, ...] = ()
+    at: float | None = None
+    when: str | None = None
+    says: str = ""
+    actor_key: str = "contact"
+
+
 Fixture = Callable[[Builder, Dice], dict[str, Any]]
 
 
@@ -206,6 +227,8 @@ class Template:
     rubrics: tuple[Rubric, ...] = ()  # what the agent writes, checked (step assertions too)
     turns: tuple[Turn, ...] = ()  # scripted mid-episode messages (conversational tasks)
     replies: tuple[Reply, ...] = ()  # canned answers that tell nothing
+    policies: tuple[str, ...] = ()  # the policy documents that apply (``policies.py``; the task card names them)
+    actions: tuple[Act, ...] = ()  # what simulated people do on the apps mid-episode (``users.py``)
 
     @property
     def tier(self) -> int:
@@ -228,7 +251,11 @@ class Template:
                 raise ValueError(f"{self.id}: rubric {rubric.name!r} names step {rubric.step} of {len(self.steps)}")
             for _, pattern in rubric.forbidden_claims:
                 re.compile(pattern)
-        holders = {"requester", *(t.sender_key for t in self.turns)}
+        for name in self.policies:
+            policies.check_name(name)
+        for act in self.actions:
+            users.check(self.id, act)
+        holders = {"requester", *(t.sender_key for t in self.turns), *(a.actor_key for a in self.actions)}
         for held in (*(f.holder for f in self.facts), *(r.holder for r in self.replies)):
             if held not in holders:
                 raise ValueError(f"{self.id}: a fact or reply is held by {held!r}, who never speaks in this task")
@@ -297,9 +324,11 @@ def instantiate(template: Template, seed: int, max_calls: int, pack: str = "") -
     persona = stream(seed, "requester", "persona").choice(PERSONAS)
     secret = build_secret(template, params, persona)
     view = TaskView(template.title, template.prompt.format(**params), template.apps, template.read_only,
-                    f"{who[0]} ({template.requester_role})")  # fmt: skip
+                    f"{who[0]} ({template.requester_role})", template.policies)  # fmt: skip
+    tape = tuple(Scheduled(float(a["at"]), i, "user_action", {"key": a["key"]})
+                 for i, a in enumerate(secret.actions) if a["at"] is not None)  # fmt: skip
     return WorkflowsWorld(seed, float(max_calls), builder.anchor, _freeze(builder.tables), dict(builder.counters),
-                          view, secret, dict(builder.provenance), pack=pack)  # fmt: skip
+                          view, secret, dict(builder.provenance), tuple(sorted(tape)), pack=pack)  # fmt: skip
 
 
 def _most(value: Any) -> int:
@@ -335,8 +364,11 @@ def build_secret(template: Template, params: dict[str, Any], persona: str) -> Se
                   for t in template.turns)  # fmt: skip
     replies = tuple({"keywords": list(r.keywords), "text": r.text.format(**params), "holder": r.holder}
                     for r in template.replies)  # fmt: skip
+    actions = tuple({"key": a.key, "actor": a.actor.format(**params), "actor_key": a.actor_key, "verb": a.verb,
+                     "args": resolve(dict(a.args), params), "after": list(a.after), "at": a.at, "when": a.when,
+                     "says": a.says.format(**params)} for a in template.actions)  # fmt: skip
     return Secret(template.id, template.tier, params, steps, changes, forbidden, facts, persona,
-                  tuple(dict(a) for a in template.solution), rubrics, turns, replies)
+                  tuple(dict(a) for a in template.solution), rubrics, turns, replies, actions)
 
 
 def _ids(value: Any) -> list[str] | None:
