@@ -59,6 +59,7 @@ class Worker:
     browser: Any = None
     thread: int = 0
     closing: list[tuple[Any, str]] = field(default_factory=list)  # (session, run id) of finished episodes
+    live: int = 0  # episodes (and BrowserGym tasks) open in this process: ``shutdown_if_idle`` waits for none
 
     def serve(self) -> Worker:
         """Start this process's web-app server (and nothing else): what a BrowserGym task needs."""
@@ -103,11 +104,20 @@ class Worker:
             self.runs.close(run_id)
 
     def stop(self) -> None:
-        for closing in (self.browser, self.server):
+        """Close Chromium and the server and stop Playwright: its sync API keeps an asyncio loop marked running
+        on this thread while it lives, so ``asyncio.run`` would refuse to start after an episode."""
+        self.release()
+        for closing in (self.browser, self.server, self.playwright):
             with contextlib.suppress(Exception):  # a browser already gone at exit: nothing more to release
                 if closing is not None:
                     closing.close() if closing is self.browser else closing.stop()
         self.browser = self.playwright = self.server = None
+
+    def shutdown_if_idle(self) -> None:
+        """``stop`` once no episode is open in this process (the last environment closed)."""
+        if self.live <= 0:
+            self.live = 0
+            self.stop()
 
 
 def shared_playwright() -> Any:
@@ -156,6 +166,12 @@ class DebianPlaywright:
 
     def __init__(self, real: Any = None) -> None:
         self._started = real
+
+    def stop(self) -> None:
+        """Stop the Playwright this wraps (if started); the next use starts a fresh one."""
+        started, self._started = self._started, None
+        if started is not None:
+            started.stop()
 
     @property
     def _real(self) -> Any:
