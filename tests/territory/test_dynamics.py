@@ -5,6 +5,8 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
+import pytest
+
 import salesgym
 from salesgym.agents.base import rollout
 from salesgym.agents.territory.expected_value import ExpectedValue
@@ -131,6 +133,7 @@ class _FirstCome(ExpectedValue):
         return self.asked.setdefault(deal.id, self.mem.now)
 
 
+@pytest.mark.campaign  # minutes: runs with the campaigns (python -m pytest -m campaign)
 def test_capacity_binds_giving_scarce_hours_to_the_most_valuable_deals_beats_first_come() -> None:
     """Two sellers that differ only in who gets scarce SE and legal hours: by expected value per hour, or
     first come, first served. On the eval split the first wins on average and on most territories."""

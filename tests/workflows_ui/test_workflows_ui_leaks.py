@@ -65,6 +65,7 @@ TABLES = {("crm", "contacts"): "crm.contacts", ("crm", "companies"): "crm.compan
           ("prospecting", "lists"): "prospecting.lists"}  # fmt: skip
 
 
+@pytest.mark.campaign  # minutes: runs with the campaigns (python -m pytest -m campaign)
 def test_every_page_of_every_app_is_clean() -> None:
     """Every GET page of every app (with the first record's id where a page needs one), in a four-app task with a
     hidden fact: the page, its scripts and styles, and the browser's storage."""
