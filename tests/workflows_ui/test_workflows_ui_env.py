@@ -193,6 +193,15 @@ third = WorkflowsUIEnv(template="crm-inbound-sql")
 third.reset(seed=3)  # and the next episode starts a fresh one
 third.close()
 asyncio.run(asyncio.sleep(0))
+from salesgym.envs.workflows_ui.browser import warm, worker
+with warm():  # a sweep's block: episodes closed inside it keep the browser
+    for seed in (4, 5):
+        env = WorkflowsUIEnv(template="crm-inbound-sql")
+        env.reset(seed=seed)
+        env.close()
+        assert worker().browser is not None
+assert worker().browser is None and worker().playwright is None
+asyncio.run(asyncio.sleep(0))
 print("ok")
 """
 

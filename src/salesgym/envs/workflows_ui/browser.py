@@ -16,6 +16,7 @@ import os
 import secrets
 import shutil
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -201,6 +202,25 @@ def worker() -> Worker:
             _WORKER = Worker()
             atexit.register(_WORKER.stop)
         return _WORKER
+
+
+def keep_warm() -> None:
+    """Hold this process's Chromium and server open until it exits, whatever episodes close (a pool worker that
+    plays one episode after another)."""
+    worker().live += 1
+
+
+@contextlib.contextmanager
+def warm() -> Iterator[Worker]:
+    """Hold this process's Chromium and server open for the block (episodes closed inside it keep them), then
+    stop them if no episode is left open."""
+    work = worker()
+    work.live += 1
+    try:
+        yield work
+    finally:
+        work.live -= 1
+        work.shutdown_if_idle()
 
 
 def run_cookies(run_id: str) -> list[dict[str, Any]]:
