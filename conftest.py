@@ -15,3 +15,13 @@ _STACK_MODULES = {
 }
 
 collect_ignore = [path for path, library in _STACK_MODULES.items() if importlib.util.find_spec(library) is None]
+
+MAX_WORKERS = 4  # ``-n auto``: one worker per core, at most four (each holds the package, a Chromium, servers)
+
+
+def pytest_xdist_auto_num_workers(config: object) -> int:
+    """``python -m pytest -n auto`` (README's test command) on this machine's cores, capped."""
+    import os
+
+    return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else
+                      os.cpu_count() or 1))  # fmt: skip
