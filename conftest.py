@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 
+import pytest
+
 # adapter module -> the library it is built on (imported at the module's top)
 _STACK_MODULES = {
     "src/salesgym/adapters/openenv.py": "openenv",
@@ -25,3 +27,11 @@ def pytest_xdist_auto_num_workers(config: object) -> int:
 
     return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else
                       os.cpu_count() or 1))  # fmt: skip
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``-n``, a file's tests share one worker (its module fixtures are built once), unless ``--dist`` says
+    otherwise. Set here rather than in addopts so that a venv without pytest-xdist still runs the tests."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "load" and not any(
+            a.startswith("--dist") for a in config.invocation_params.args):  # fmt: skip
+        config.option.dist = "loadfile"
