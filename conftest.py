@@ -21,7 +21,8 @@ collect_ignore = [path for path, library in _STACK_MODULES.items() if importlib.
 MAX_WORKERS = 4  # ``-n auto``: one worker per core, at most four (each holds the package, a Chromium, servers)
 
 
-def pytest_xdist_auto_num_workers(config: object) -> int:
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent where xdist is not installed
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``python -m pytest -n auto`` (README's test command) on this machine's cores, capped."""
     import os
 
