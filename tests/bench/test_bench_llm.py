@@ -346,3 +346,11 @@ def test_invalid_episodes_are_not_scored_and_a_mostly_invalid_row_is_not_ranked(
     assert an.stops_text(a.stops["down"]) == "endpoint 75%"
     proj = an.projection(eps, ["flaky", "quiet"], 10, None)
     assert [p.errors for p in proj] == [1, 0]
+
+
+def test_the_context_flag_names_every_strategy_and_the_default() -> None:
+    from salesgym.agents.llm.config import STRATEGIES, LLMConfig
+
+    shown = " ".join(CliRunner().invoke(app, ["bench", "--help"], terminal_width=200).output.split())
+    line = shown[shown.index("--context "):][:200]
+    assert all(s in line for s in STRATEGIES) and f"default {LLMConfig.context}" in line, line

@@ -26,6 +26,7 @@ def ray_cluster() -> Iterator[None]:
         ray.shutdown()
 
 
+@pytest.mark.campaign  # minutes: runs with the campaigns (python -m pytest -m campaign)
 def test_ray_matches_local_on_the_debug_split(ray_cluster: None) -> None:
     from salesgym.agents import suite
 

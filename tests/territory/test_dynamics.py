@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from statistics import mean
 from typing import Any
 
 import salesgym
-from salesgym.agents.base import rollout
-from salesgym.agents.territory.expected_value import ExpectedValue
-from salesgym.agents.territory.memory import Deal
-from salesgym.bench.runner import make_env
-from salesgym.bench.splits import load
 
 
 def _env(seed: int, n: int = 10, **kw: Any) -> Any:
@@ -114,34 +108,3 @@ def test_when_the_weeks_seller_hours_run_out_only_wait_remains() -> None:
     assert refused is not None and "seller hours" in refused
     _ok(env, "wait", hours=None, until="next_week")
     _ok(env, "research_account", account_id="a002")  # Monday: hours are back
-
-
-class _FirstCome(ExpectedValue):
-    """expected-value, except that scarce SE and legal hours go to whichever deal asked first."""
-
-    name = "ev-first-come"
-
-    def reset(
-        self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = ""
-    ) -> None:
-        super().reset(observation, tool_schemas, instructions)
-        self.asked: dict[str, float] = {}
-
-    def booking_rank(self, deal: Deal) -> float:
-        return self.asked.setdefault(deal.id, self.mem.now)
-
-
-def test_capacity_binds_giving_scarce_hours_to_the_most_valuable_deals_beats_first_come() -> None:
-    """Two sellers that differ only in who gets scarce SE and legal hours: by expected value per hour, or
-    first come, first served. On the eval split the first wins on average and on most territories."""
-    value_first, first_come = [], []
-    for t in load("eval").territories:
-        for out, cls in ((value_first, ExpectedValue), (first_come, _FirstCome)):
-            env = make_env(t, None)
-            env.reset(seed=t.seed)
-            for _ in rollout(env, cls(t.seed), t.seed):
-                pass
-            out.append(env.score()["primary"])
-    wins = sum(a > b for a, b in zip(value_first, first_come, strict=True))
-    losses = sum(a < b for a, b in zip(value_first, first_come, strict=True))
-    assert mean(value_first) > mean(first_come) and wins > losses, (mean(value_first), mean(first_come), wins, losses)

@@ -66,17 +66,11 @@ def test_the_catalogue_order_is_fixed() -> None:
         assert out == ",".join(TEMPLATES), first
 
 
-def test_instances_are_seeded_and_reset_is_fast() -> None:
-    import time
-
+def test_instances_are_seeded() -> None:
+    """(Reset's cost is measured by ``benchmarks/bench_workflows.py``, not timed here.)"""
     a, b, c = workflow("sched-earliest-demo", 5), workflow("sched-earliest-demo", 5), workflow("sched-earliest-demo", 6)
     assert a.hidden_truth() == b.hidden_truth() and a.instructions() == b.instructions()
     assert a.hidden_truth()["instance"]["params"] != c.hidden_truth()["instance"]["params"]
-    env = workflow("new-exec-full-cycle")
-    start = time.perf_counter()
-    for seed in range(20):
-        env.reset(seed=seed)
-    assert (time.perf_counter() - start) / 20 < 0.02  # the budget is 5 ms; a loaded test machine gets slack
 
 
 def test_the_seed_draws_templates_when_none_is_given() -> None:

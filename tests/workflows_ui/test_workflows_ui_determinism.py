@@ -9,6 +9,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv, fingerprint
 from salesgym.testing.ids import keyed
 
@@ -61,6 +63,7 @@ def test_another_seed_renders_another_world() -> None:
     assert _play("crm-inbound-sql", 2, ACTIONS[:2])[0][1:] != _play("crm-inbound-sql", 1, ACTIONS[:2])[0][1:]
 
 
+@pytest.mark.campaign  # minutes: runs with the campaigns (python -m pytest -m campaign)
 def test_a_clone_is_exact_and_independent() -> None:
     env = WorkflowsUIEnv(template="crm-inbound-sql", screenshot=False)
     env.reset(seed=1)

@@ -176,3 +176,39 @@ def test_choosing_a_selects_empty_option_clears_it(env: Any) -> None:
     obs, *_, info = env.step({"tool": "click", "args": {"bid": element(obs, "btn-save")["bid"]}})
     assert [(c["tool"], c["args"]["inputs"][0]["properties"]) for c in info["app_calls"]] == [
         ("hubspot-batch-update-objects", {"lifecyclestage": ""})]
+
+
+CLOSE_THEN_ASYNCIO = """
+import asyncio
+from salesgym.envs.workflows_ui.env import WorkflowsUIEnv
+
+first, second = WorkflowsUIEnv(template="crm-inbound-sql"), WorkflowsUIEnv(template="crm-inbound-sql")
+first.reset(seed=1)
+second.reset(seed=2)
+first.close()
+second.step({"tool": "goto", "arguments": {"url": "http://task.salesgym.test/"}})  # still open: still works
+second.close()
+asyncio.run(asyncio.sleep(0))  # Playwright's sync loop is gone with the last episode
+third = WorkflowsUIEnv(template="crm-inbound-sql")
+third.reset(seed=3)  # and the next episode starts a fresh one
+third.close()
+asyncio.run(asyncio.sleep(0))
+from salesgym.envs.workflows_ui.browser import warm, worker
+with warm():  # a sweep's block: episodes closed inside it keep the browser
+    for seed in (4, 5):
+        env = WorkflowsUIEnv(template="crm-inbound-sql")
+        env.reset(seed=seed)
+        env.close()
+        assert worker().browser is not None
+assert worker().browser is None and worker().playwright is None
+asyncio.run(asyncio.sleep(0))
+print("ok")
+"""
+
+
+def test_closing_the_last_episode_stops_playwright_so_asyncio_runs_again_and_the_next_episode_restarts_it() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CLOSE_THEN_ASYNCIO], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

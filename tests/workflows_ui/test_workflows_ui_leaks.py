@@ -65,6 +65,7 @@ TABLES = {("crm", "contacts"): "crm.contacts", ("crm", "companies"): "crm.compan
           ("prospecting", "lists"): "prospecting.lists"}  # fmt: skip
 
 
+@pytest.mark.campaign  # minutes: runs with the campaigns (python -m pytest -m campaign)
 def test_every_page_of_every_app_is_clean() -> None:
     """Every GET page of every app (with the first record's id where a page needs one), in a four-app task with a
     hidden fact: the page, its scripts and styles, and the browser's storage."""
@@ -100,3 +101,45 @@ def test_the_control_api_is_closed_to_the_agent() -> None:
         assert "unauthorised" in obs["data"]["axtree"] and "contacts" not in obs["data"]["axtree"]
     assert all(c["httpOnly"] for c in env.session.context.cookies())
     env.close()
+
+
+# Each place the scanner reads, with a value planted there the way a careless app would (JS run in the page).
+PLANTS = {
+    "page text": "v => { document.body.append(v); }",
+    "local storage": "v => { localStorage.setItem('draft', v); }",
+    "session storage": "v => { sessionStorage.setItem('draft', v); }",
+    "a response body only": "v => fetch('/planted').then(r => r.text()).then(() => 1)",
+}
+
+
+@pytest.fixture(scope="module")
+def planted_env() -> Any:
+    env = WorkflowsUIEnv(template="crm-budget-colleague", screenshot=False)
+    yield env
+    env.close()
+
+
+@pytest.mark.parametrize("where", [*PLANTS, "a cookie"])
+@pytest.mark.parametrize("what", ["an untold fact", "the verifier key", "the persona"])
+def test_a_planted_hidden_value_is_found_wherever_the_browser_holds_it(planted_env: Any, where: str,
+                                                                       what: str) -> None:  # fmt: skip
+    """The scanner is not blind: a hidden value planted in any place it reads is reported (the sweep's scan of
+    every episode is only as good as this)."""
+    env = planted_env
+    env.reset(seed=1)
+    scanner = LeakScanner(env)
+    scanner.scan(env.observe(), {})  # clean before anything is planted
+    value = {"an untold fact": next(iter(scanner.facts.values())), "the verifier key": scanner.strings[0],
+             "the persona": scanner.strings[1]}[what]  # fmt: skip
+    session = env.session
+    page = session.page
+    if where == "a cookie":
+        if " " in value or ";" in value:
+            pytest.skip("a cookie cannot hold this value as written")
+        session.context.add_cookies([{"name": "draft", "value": value, "url": page.url}])
+    else:
+        if where == "a response body only":  # the response carries the value; nothing of it lands in the page
+            page.route("**/planted*", lambda route: route.fulfill(status=200, body=value))
+        page.evaluate(PLANTS[where], value)
+    with pytest.raises(AssertionError, match=r"hidden (fact|string)"):
+        scanner.scan(env.observe(), {})

@@ -135,6 +135,7 @@ def test_enrolling_everyone_fails_the_task() -> None:
     env.close()
 
 
+@pytest.mark.campaign  # minutes: runs with the campaigns (python -m pytest -m campaign)
 def test_a_note_submitted_twice_fails_the_task_and_a_contact_twice_is_refused() -> None:
     env = _solved("crm-inbound-sql")
     p = env.hidden_truth()["instance"]["params"]

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from salesgym.agents.llm.config import STRATEGIES, LLMConfig
 from salesgym.bench.runner import BenchError
 from salesgym.cli_options import COUNT_MAX, finite
 
@@ -27,7 +28,8 @@ TopP = Annotated[float | None, typer.Option(min=0, max=1, callback=finite, help=
 MaxTokens = Annotated[
     int | None, typer.Option(min=1, max=COUNT_MAX, help=_H + "completion tokens per reply (default 1024)")
 ]
-Context = Annotated[str | None, typer.Option(help=_H + "context strategy: full, window, summary (docs/llm.md)")]
+Context = Annotated[str | None, typer.Option(
+    help=_H + f"context strategy: {', '.join(STRATEGIES)} (default {LLMConfig.context}; docs/llm.md)")]
 ContextTokens = Annotated[
     int | None,
     typer.Option(min=1, max=100 * COUNT_MAX,

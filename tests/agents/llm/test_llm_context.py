@@ -145,6 +145,7 @@ def test_a_context_too_small_for_the_task_card_stops_with_a_reason(ev: Baseline,
     assert prompts(server) == []
 
 
+@pytest.mark.campaign  # minutes: runs with the campaigns (python -m pytest -m campaign)
 def test_the_default_fits_the_longest_episode(server: ScriptedOpenAI) -> None:
     """territory-v0 with 100 opportunities over 180 days, played by expected-value: 1,277 turns, longer than any
     published split's episode. Every request of the default configuration stays within context_tokens."""

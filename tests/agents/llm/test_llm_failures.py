@@ -68,10 +68,13 @@ def test_replies_without_a_tool_call_and_endpoint_hiccups_are_never_actions(
     assert record["replies"] == len(moves) + n_text and record["turns"] == len(ev.actions)
 
 
-def test_a_reply_without_a_tool_call_is_answered_and_asked_again(ev: Baseline, server: ScriptedOpenAI) -> None:
+@pytest.mark.parametrize("context", ["summary", "state"])
+def test_a_reply_without_a_tool_call_is_answered_and_asked_again(
+    ev: Baseline, server: ScriptedOpenAI, context: str
+) -> None:
     env = ev.env()
     moves = [text_reply("I will research first."), text_reply("Still thinking."), *moves_from_actions(ev.actions[:2])]
-    policy = llm(server, SEED, moves, context="summary")  # the request's tail as sent (no tables after it)
+    policy = llm(server, SEED, moves, context=context)  # ``state``: the tables go before the reminder, not after
     recorder = Recorder(Episode(env, policy, SEED, max_steps=2))
     steps = list(recorder)
     assert [s.action for s in steps] == ev.actions[:2]
@@ -83,8 +86,9 @@ def test_a_reply_without_a_tool_call_is_answered_and_asked_again(ev: Baseline, s
     assert turn["messages"][4]["tool_calls"][0]["id"] == turn["tool_call_id"]
     assert "I will research first." in turn["failures"][0]["detail"]
     third = server.requests_for(sampling_seed(SEED))[2]["body"]["messages"]
-    assert [m["role"] for m in third[2:]] == ["assistant", "user", "assistant", "user"]
-    assert third[-1]["content"] == NUDGE
+    tables = ["user"] if context == "state" else []
+    assert [m["role"] for m in third[2:]] == ["assistant", "user", "assistant", *tables, "user"]
+    assert third[-1]["content"] == NUDGE  # the reminder is the last thing the model reads
     assert len([e for e in env.event_log() if e["kind"] == "tool_completed"]) == 2
     assert not invalid_events(env)  # nothing reached the environment for the text replies
 

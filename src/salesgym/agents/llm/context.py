@@ -84,6 +84,7 @@ class Block:
     notes: list[CallNote] = field(default_factory=list)
     state: str | None = None  # the latest observation text among its messages
     deferred: list[Message] = field(default_factory=list)  # answers to calls not carried out, added last
+    reminded: bool = False  # a reply without a tool call, answered by a reminder (which must stay last)
 
     def add(self, message: Message) -> None:
         self.messages.append(message)
@@ -265,7 +266,9 @@ class ContextBuilder:
         messages = self._history(conv, start, digest_lines)
         if self.config.context == "state" and conv.tables:  # after the latest observation: changes every turn
             turn = conv.blocks[-1].turn if conv.blocks else 0
-            messages.append({"role": "user", "content": f"The environment's tables after turn {turn}:\n{conv.tables}"})
+            tables = {"role": "user", "content": f"The environment's tables after turn {turn}:\n{conv.tables}"}
+            reminded = bool(conv.blocks) and conv.blocks[-1].reminded and start < len(conv.blocks)
+            messages.insert(len(messages) - 1 if reminded else len(messages), tables)  # the reminder is read last
         return messages
 
     def _history(self, conv: Conversation, start: int, digest_lines: int | None) -> list[Message]:

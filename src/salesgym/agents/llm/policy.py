@@ -273,7 +273,7 @@ class LLMPolicy(Policy):
             self._fail("no_tool_call", f"finish_reason={completion.finish_reason}: {message.get('content') or ''}")
             nudge = {"role": "user", "content": NUDGE}
             self._turn.messages.append(nudge)  # the turn's record is its part of the conversation, in order
-            block = Block(self._actions + 1)
+            block = Block(self._actions + 1, reminded=True)
             block.add(message)
             block.add(nudge)
             block.notes.append(CallNote(self._actions + 1, "", ""))

@@ -16,6 +16,7 @@ import os
 import secrets
 import shutil
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,7 @@ class Worker:
     browser: Any = None
     thread: int = 0
     closing: list[tuple[Any, str]] = field(default_factory=list)  # (session, run id) of finished episodes
+    live: int = 0  # episodes (and BrowserGym tasks) open in this process: ``shutdown_if_idle`` waits for none
 
     def serve(self) -> Worker:
         """Start this process's web-app server (and nothing else): what a BrowserGym task needs."""
@@ -103,11 +105,20 @@ class Worker:
             self.runs.close(run_id)
 
     def stop(self) -> None:
-        for closing in (self.browser, self.server):
+        """Close Chromium and the server and stop Playwright: its sync API keeps an asyncio loop marked running
+        on this thread while it lives, so ``asyncio.run`` would refuse to start after an episode."""
+        self.release()
+        for closing in (self.browser, self.server, self.playwright):
             with contextlib.suppress(Exception):  # a browser already gone at exit: nothing more to release
                 if closing is not None:
                     closing.close() if closing is self.browser else closing.stop()
         self.browser = self.playwright = self.server = None
+
+    def shutdown_if_idle(self) -> None:
+        """``stop`` once no episode is open in this process (the last environment closed)."""
+        if self.live <= 0:
+            self.live = 0
+            self.stop()
 
 
 def shared_playwright() -> Any:
@@ -157,6 +168,12 @@ class DebianPlaywright:
     def __init__(self, real: Any = None) -> None:
         self._started = real
 
+    def stop(self) -> None:
+        """Stop the Playwright this wraps (if started); the next use starts a fresh one."""
+        started, self._started = self._started, None
+        if started is not None:
+            started.stop()
+
     @property
     def _real(self) -> Any:
         if self._started is None:
@@ -185,6 +202,25 @@ def worker() -> Worker:
             _WORKER = Worker()
             atexit.register(_WORKER.stop)
         return _WORKER
+
+
+def keep_warm() -> None:
+    """Hold this process's Chromium and server open until it exits, whatever episodes close (a pool worker that
+    plays one episode after another)."""
+    worker().live += 1
+
+
+@contextlib.contextmanager
+def warm() -> Iterator[Worker]:
+    """Hold this process's Chromium and server open for the block (episodes closed inside it keep them), then
+    stop them if no episode is left open."""
+    work = worker()
+    work.live += 1
+    try:
+        yield work
+    finally:
+        work.live -= 1
+        work.shutdown_if_idle()
 
 
 def run_cookies(run_id: str) -> list[dict[str, Any]]:

@@ -64,6 +64,7 @@ class WorkflowsBrowserTask(AbstractBrowserTask):
         env.reset(seed=self.seed)
         origins = {app: f"http://{app}.localhost:{work.server.port}" for app in APPS}
         self.run = work.runs.open(env, self.variant, "bg-" + secrets.token_hex(8), origins)
+        work.live += 1  # BrowserGym's browser runs on the shared Playwright: no environment's close stops it
         page.context.add_cookies([{"name": COOKIE, "value": self.run.run_id, "url": origin}
                                   for origin in origins.values()])  # fmt: skip
         page.goto(origins["task"] + "/", wait_until="load")
@@ -120,7 +121,9 @@ class WorkflowsBrowserTask(AbstractBrowserTask):
 
     def teardown(self) -> None:
         if self.run is not None:
-            browser.worker().runs.close(self.run.run_id)
+            work = browser.worker()
+            work.runs.close(self.run.run_id)
+            work.live -= 1
             self.run = None
 
     def _run(self) -> Run:

@@ -250,12 +250,13 @@ class WorkflowsUIEnv:
     def _open(self) -> tuple[dict[str, Any], dict[str, Any]]:
         from salesgym.envs.workflows_ui import browser
 
-        self.close()
+        self._end_episode()
         work = browser.worker().start()
         self.run = work.runs.open(self.inner, self.variant, "ui-" + secrets.token_hex(8))
         context = work.context()
         context.add_cookies(browser.run_cookies(self.run.run_id))
         self.session = Session(self.run, context)
+        work.live += 1
         self._finalizer = weakref.finalize(self, _release, work, self.session, self.run.run_id)
         self.session.open(START_URL)
         self.actions, self._budget_spent = [], False
@@ -263,6 +264,15 @@ class WorkflowsUIEnv:
         return self._last, {"state_version": self.state_version, "instructions": self.instructions()}
 
     def close(self) -> None:
+        """End the episode; when no other episode is open in this process, also stop its Chromium, server and
+        Playwright (``reset`` keeps them warm between episodes; an environment dropped without ``close`` does
+        too, until the process exits)."""
+        from salesgym.envs.workflows_ui import browser
+
+        self._end_episode()
+        browser.worker().shutdown_if_idle()
+
+    def _end_episode(self) -> None:
         """Close the episode's browser context (the process's Chromium and server stay for the next episode)."""
         if self._finalizer is not None:
             from salesgym.envs.workflows_ui import browser
@@ -431,6 +441,7 @@ def _release(work: Any, session: Session, run_id: str) -> None:
     """Hand the episode's context and run back to the worker, which closes them before it opens the next context
     (a finalizer may run inside any call, Playwright's included: it only queues)."""
     work.closing.append((session, run_id))
+    work.live -= 1
 
 
 def _describe(action: Any) -> str:

@@ -123,11 +123,14 @@ def _check(job: tuple[str, int, str]) -> Checked:
 
 def sweep(templates: Sequence[str], seeds: Sequence[int], workers: int = 1, variant: str = "default") -> Iterator[
         Checked]:  # fmt: skip
+    from salesgym.envs.workflows_ui.browser import keep_warm, warm
+
     jobs = [(t, s, variant) for t in templates for s in seeds]
     if workers <= 1:
-        yield from map(_check, jobs)
+        with warm():  # one Chromium for every episode (each ``check`` closes its environment)
+            yield from map(_check, jobs)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=keep_warm) as pool:
         yield from pool.map(_check, jobs)
 
 
