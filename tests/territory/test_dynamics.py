@@ -137,7 +137,7 @@ def test_capacity_binds_giving_scarce_hours_to_the_most_valuable_deals_beats_fir
     value_first, first_come = [], []
     for t in load("eval").territories:
         for out, cls in ((value_first, ExpectedValue), (first_come, _FirstCome)):
-            env = make_env(t, None)
+            env = make_env(t, None, "territory-v0")
             env.reset(seed=t.seed)
             for _ in rollout(env, cls(t.seed), t.seed):
                 pass

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import salesgym
 from salesgym.serve.auth import Principal
 from salesgym.serve.sandbox import Sandbox, SandboxError, SandboxLimits
 from salesgym.serve.sessions import ServiceError
@@ -97,7 +98,7 @@ class Runs:
                task: Task | None = None) -> Run:
         """A run of one instance; with ``task`` (the service resolved it from a split) it counts, else practice."""
         env = make_env(env_id, dict(kwargs), seed, self.verifier_key)
-        name = getattr(env.family, "verifier_api", None)
+        name = salesgym.family(env_id).verifier_api
         if name is None:
             raise ServiceError(422, "no_verifier_api", f"{env_id}'s family offers no verifier API (the workflows "
                                "family does)")  # fmt: skip
