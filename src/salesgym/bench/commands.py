@@ -34,8 +34,7 @@ from salesgym.bench import vocabulary as vc
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
-from salesgym.bench.view import view_command
-from salesgym.cli_options import COUNT_MAX, STEPS_MAX, finite
+from salesgym.cli_options import COUNT_MAX, STEPS_MAX, finite, one_line
 from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 
 DEFAULT_DB = Path("runs") / "salesgym.sqlite"
@@ -59,11 +58,6 @@ class ExportFormat(StrEnum):
 class ToolArguments(StrEnum):
     object = "object"
     string = "string"
-
-
-def one_line(message: str) -> str:
-    """``message`` on one printable line (SQLite and OS messages may quote raw file content)."""
-    return " ".join("".join(c if c.isprintable() else " " for c in message).split())
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
@@ -1175,16 +1169,3 @@ def splits_keygen(
         markup=False,
         highlight=False,
     )
-
-
-def register(app: typer.Typer) -> None:
-    """Add the benchmark's commands to ``app``."""
-    from salesgym.bench.calibrate_command import calibrate  # it imports this module's helpers
-
-    app.command()(bench)
-    app.command()(calibrate)
-    app.command()(report)
-    app.command()(export)
-    app.command()(runs)
-    app.command("view")(view_command)
-    app.add_typer(splits_app, name="splits")
