@@ -76,3 +76,38 @@ def test_a_malformed_entry_is_refused_with_what_is_allowed() -> None:
         spec.scenario(sp.Slot("x", "default", "standard", 0, 1).columns).check(None)
     with pytest.raises(ValueError, match="unknown look"):
         salesgym.family_named("workflows-ui").scenario(sp.Slot("x", "tier1", "t.nolook", 1, 1).columns)
+
+
+# Literals naming a family or one of its ids that remain outside its folder, each with why. Anything else (a
+# fallback to the territory in the benchmark, the service, the adapters, the kit or the policy registry) fails.
+KNOWN_LITERALS = {
+    "bench/sft.py": {"territory"},  # the trajectory's "territory" field: a split entry's id, for every family
+    "bench/transcripts.py": {"territory"},  # likewise
+    "bench/view.py": {"territory"},  # likewise
+    "bench/vocabulary.py": {"territory"},  # the neutral word for a split's item, and the word speak() replaces
+    "adapters/skyrl.py": {"territory"},  # a SkyRL row's "territory" field (a split entry), for every family
+    "serve/commands.py": {"territory-debug-v0"},  # `salesgym play` / `mcp` without an id: a public CLI default
+    "adapters/gymnasium_env.py": {"territory-v0"},  # SalesgymGymEnv() without an id: a public default
+    "adapters/curriculum.py": {"territory-v0"},  # the territory's curriculum (its stages are territory arguments)
+    "bench/calibrate_command.py": {"workflows"},  # `salesgym calibrate` without --family: a public CLI default
+}
+
+
+def test_no_layer_outside_a_family_falls_back_on_one() -> None:
+    import ast
+
+    names = set(salesgym.families()) | set(salesgym.registry())
+    root = Path(salesgym.__file__).parent
+    found: dict[str, set[str]] = {}
+    for folder in ("bench", "serve", "adapters", "testing", "agents"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if folder == "agents" and path.parent != root / "agents":
+                continue  # a family's own policies (agents/<family>/) may name it
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                          if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                          and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Constant) and node.value in names and id(node) not in docstrings:
+                    found.setdefault(str(path.relative_to(root)), set()).add(str(node.value))
+    assert found == KNOWN_LITERALS

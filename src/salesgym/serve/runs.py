@@ -41,6 +41,14 @@ MAX_CALLS = 2000  # calls recorded per run
 MAX_ASSERTIONS = 200  # per request
 
 
+def default_env_id() -> str:
+    """The id a practice run without one plays: the first registered id whose family offers the verifier API."""
+    for env_id in salesgym.registry():
+        if salesgym.family(env_id).verifier_api is not None:
+            return env_id
+    raise ServiceError(422, "no_verifier_api", "no registered family offers a verifier API")
+
+
 @dataclass
 class Run:
     run_id: str
