@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--workers must be >= 1")
     try:
         manifest = load(args.split, args.splits_dir)
-        suite = policy_suite()
+        suite = policy_suite("territory")
     except (SplitError, BenchError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

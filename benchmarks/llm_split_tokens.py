@@ -40,8 +40,8 @@ KEY_ENV = "SALESGYM_BENCH_LLM_KEY"
 
 
 def _env(t: sp.Territory) -> Any:
-    return salesgym.make(sp.ENV_ID, family=t.family, template=t.template, n_opportunities=t.n_opportunities,
-                         horizon_days=t.horizon_days)  # fmt: skip
+    return salesgym.make(sp.unnamed_env_id(), family=t.family, template=t.template,
+                         n_opportunities=t.n_opportunities, horizon_days=t.horizon_days)
 
 
 def measure(split: str, context: str, workers: int) -> dict[str, Any]:

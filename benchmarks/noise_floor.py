@@ -32,11 +32,12 @@ from typing import Any
 from salesgym.agents.base import Action, wait
 from salesgym.agents.territory.expected_value import ExpectedValue
 from salesgym.bench import analysis as an
-from salesgym.bench import power, splitgen
+from salesgym.bench import power
 from salesgym.bench import splits as sp
 from salesgym.bench.policyspec import resolve_agent
 from salesgym.bench.runner import LocalBackend, run_benchmark
 from salesgym.bench.store import EpisodeRecord, Store
+from salesgym.envs.territory import splits as territory_splits
 
 HERE = Path(__file__).resolve().parent
 BASELINES = ("crm-stage", "expected-value", "earliest-deadline", "greedy-single")
@@ -62,13 +63,13 @@ class NoisySeller(ExpectedValue):
 
 def pool(per_template: int) -> dict[str, Any]:
     """A sealed manifest: eval's templates at each of eval's horizon tiers, ``per_template`` territories each."""
-    catalogue = splitgen.load_catalogue()
-    templates = splitgen.assign_templates(catalogue)["eval"]
-    tiers = tuple(splitgen.Tier(t.horizon_days, t.sizes, per_template) for t in splitgen.SHAPES["eval"].tiers)
-    shape = splitgen.SplitShape("noise-floor pool", tiers, seed_base=900_000)
-    territories = splitgen._territories("noise-floor", templates, shape)
+    templates = territory_splits.assign_templates(territory_splits.catalogue())["eval"]
+    tiers = tuple(territory_splits.Tier(t.horizon_days, t.sizes, per_template)
+                  for t in territory_splits.SHAPES["eval"].tiers)
+    shape = territory_splits.SplitShape("noise-floor pool", tiers, seed_base=900_000)
+    territories = territory_splits._territories("noise-floor", templates, shape)
     return sp.seal({"format_version": sp.FORMAT_VERSION, "name": "noise-floor", "description": shape.description,
-                    "territories": [t.to_dict() for t in territories]})
+                    "territories": territories})
 
 
 def play(per_template: int, trials: int, workers: int, db: Path) -> tuple[sp.Manifest, list[EpisodeRecord]]:

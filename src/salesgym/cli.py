@@ -14,9 +14,8 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from salesgym.bench.commands import one_line
-from salesgym.bench.commands import register as register_bench
-from salesgym.cli_options import SEED_MAX, STEPS_MAX
+from salesgym.bench.cli import register as register_bench
+from salesgym.cli_options import SEED_MAX, STEPS_MAX, one_line
 from salesgym.serve.commands import register as register_serve
 from salesgym.webapps.commands import register as register_apps
 

@@ -1,4 +1,5 @@
-"""What every numeric option of the command line shares: bounds and finiteness.
+"""What every command of the command line shares: the bounds and finiteness of numeric options, and one-line
+messages.
 
 Typer checks ``min``/``max`` while it parses, but a float range lets ``nan`` through (every comparison with it is
 false) and ``inf`` (``1e309`` parses as infinity) past a one-sided bound: each float option therefore also takes
@@ -24,3 +25,8 @@ def finite(value: float | None) -> float | None:
     if value is not None and not math.isfinite(value):
         raise typer.BadParameter(f"must be a finite number, got {value}")
     return value
+
+
+def one_line(message: str) -> str:
+    """``message`` on one printable line (SQLite and OS messages may quote raw file content)."""
+    return " ".join("".join(c if c.isprintable() else " " for c in message).split())

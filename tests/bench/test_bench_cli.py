@@ -10,9 +10,9 @@ import pytest
 from bench_fakes import synthetic_episodes, synthetic_territories
 from typer.testing import CliRunner
 
-from salesgym.bench import splits as sp
 from salesgym.bench.store import RunRecord, Store
 from salesgym.cli import app
+from salesgym.envs.territory import splits as territory_splits
 
 REPO_SPLITS = Path(__file__).resolve().parents[2] / "splits"
 runner = CliRunner()
@@ -122,7 +122,8 @@ def test_splits_generate_refuses_to_change_frozen_splits(tmp_path: Path) -> None
     target = tmp_path / "gen"
     code, out = _invoke("splits", "generate", "--out", str(target))
     assert code == 0, out
-    assert {p.name for p in target.iterdir()} == {f"{name}.json" for name in sp.SPLIT_NAMES} | {"README.md"}
+    names = {f"{name}.json" for name in territory_splits.SPLIT_NAMES}
+    assert {p.name for p in target.iterdir()} == names | {"README.md"}
     code, out = _invoke("splits", "generate", "--out", str(target))
     assert code == 0  # unchanged: allowed
     data = json.loads((target / "debug.json").read_text())

@@ -20,7 +20,7 @@ def test_episode_is_deterministic() -> None:
 
 
 def test_every_policy_runs_on_debug(tmp_path: Path) -> None:
-    suite = policy_suite()
+    suite = policy_suite("territory")
     with Store(tmp_path / "r.sqlite") as store:
         out = run_benchmark(store, load("debug"), suite.all, LocalBackend(2))
         eps = store.episodes(out.run.id)
@@ -33,7 +33,7 @@ def test_every_policy_runs_on_debug(tmp_path: Path) -> None:
 def test_pure_probes_earn_nothing_through_what_they_exploit_on_debug(tmp_path: Path) -> None:
     """The pure probes score below expected-value and earn no reward through the tools they exploit (the
     paired probes and the published splits are checked in test_bench_ordering.py)."""
-    suite = policy_suite()
+    suite = policy_suite("territory")
     pure = [p for p in suite.exploits if p not in suite.paired]
     with Store(tmp_path / "r.sqlite") as store:
         out = run_benchmark(store, load("debug"), ("expected-value", *pure), LocalBackend(2))

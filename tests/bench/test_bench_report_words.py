@@ -16,7 +16,6 @@ import pytest
 from typer.testing import CliRunner
 
 import salesgym
-from salesgym.agents import FAMILIES
 from salesgym.bench import vocabulary
 from salesgym.bench.report import write_report
 from salesgym.bench.runner import LocalBackend, policy_suite, run_benchmark
@@ -34,7 +33,7 @@ RUNS = {"territory": ("debug", None, 2), "desk": ("desk-eval", 2, 1), "workflows
 TERRITORY_WORDS = ("value-weighted", "milestone advances", "closed value", "win rate", "seller hours")
 
 
-@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("family", sorted(salesgym.families()))
 def test_every_family_states_its_words_and_they_name_real_metrics(family: str) -> None:
     words = vocabulary.for_family(family)
     assert words is not vocabulary.NEUTRAL, f"envs/{family}/report_words.py is missing"

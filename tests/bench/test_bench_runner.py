@@ -113,17 +113,17 @@ def test_plan_limits_territories_and_rejects_bad_counts() -> None:
 
 
 def test_validation_of_names() -> None:
-    suite = runner.policy_suite()
+    suite = runner.policy_suite("territory")
     assert runner.validate_policies(["random", "random", "oracle"], suite) == ("random", "oracle")
     with pytest.raises(runner.BenchError, match="unknown policy 'nope'"):
         runner.validate_policies(["nope"], suite)
-    assert runner.validate_ablation(None) is None
-    assert runner.validate_ablation("no_resource_limits") == "no_resource_limits"
+    assert runner.validate_ablation(None, "territory-v0") is None
+    assert runner.validate_ablation("no_resource_limits", "territory-v0") == "no_resource_limits"
     with pytest.raises(runner.BenchError, match="unknown ablation"):
-        runner.validate_ablation("no_gravity")
+        runner.validate_ablation("no_gravity", "territory-v0")
     for training in ("sparse_reward", "time_discount"):  # reward-only: no fixed policy would score differently
         with pytest.raises(runner.BenchError, match="training ablation"):
-            runner.validate_ablation(training)
+            runner.validate_ablation(training, "territory-v0")
     with pytest.raises(runner.BenchError, match="--ray-address"):
         runner.make_backend("local", 2, "ray://x:10001")
     with pytest.raises(runner.BenchError, match="unknown backend"):

@@ -10,6 +10,7 @@ import pytest
 
 from salesgym.bench import splitgen
 from salesgym.bench import splits as sp
+from salesgym.envs.territory import splits as territory_splits
 
 REPO_SPLITS = Path(__file__).resolve().parents[2] / "splits"
 
@@ -32,6 +33,11 @@ SYNTHETIC = {
 }
 
 
+def _generate(catalogue: object) -> dict[str, dict]:
+    """The territory's public splits of ``catalogue``, sealed as ``salesgym splits generate`` seals them."""
+    return splitgen.seal_plan(territory_splits.plan(scenarios=catalogue), None)  # type: ignore[arg-type]
+
+
 def _write(tmp_path: Path, manifests: dict[str, dict]) -> Path:
     splitgen.write_all(manifests, tmp_path)
     return tmp_path
@@ -42,12 +48,12 @@ def _manifests(directory: Path) -> dict[str, sp.Manifest]:
 
 
 def test_generated_splits_verify_and_obey_the_rules(tmp_path: Path) -> None:
-    d = _write(tmp_path, splitgen.generate(SYNTHETIC))
+    d = _write(tmp_path, _generate(SYNTHETIC))
     checks = sp.verify_all(d)
     assert all(c.ok for c in checks), [c.message for c in checks]
     ms = _manifests(d)
-    assert set(ms) == set(sp.SPLIT_NAMES)
-    assert sp.rule_violations(ms) == []
+    assert set(ms) == set(territory_splits.SPLIT_NAMES)
+    assert territory_splits.rules(ms) == []
     train, ev, held = ms["train"], ms["eval"], ms["held-out"]
     assert not (held.templates & train.templates)
     assert "public_sector" in held.families - train.families
@@ -59,11 +65,11 @@ def test_generated_splits_verify_and_obey_the_rules(tmp_path: Path) -> None:
 
 
 def test_generation_is_deterministic() -> None:
-    assert splitgen.generate(SYNTHETIC) == splitgen.generate(SYNTHETIC)
+    assert _generate(SYNTHETIC) == _generate(SYNTHETIC)
 
 
 def test_contamination_note_is_inside_the_hash(tmp_path: Path) -> None:
-    manifests = splitgen.generate(SYNTHETIC)
+    manifests = _generate(SYNTHETIC)
     note = manifests["held-out"]["contamination"]
     assert note["families_unseen"] == ["public_sector"]
     assert note["templates_shared"] == []
@@ -81,7 +87,7 @@ def test_contamination_note_is_inside_the_hash(tmp_path: Path) -> None:
 
 
 def test_tampered_manifest_is_refused_naming_the_file(tmp_path: Path) -> None:
-    d = _write(tmp_path, splitgen.generate(SYNTHETIC))
+    d = _write(tmp_path, _generate(SYNTHETIC))
     path = d / "eval.json"
     data = json.loads(path.read_text())
     data["territories"][0]["seed"] += 1
@@ -115,7 +121,7 @@ def test_tampered_manifest_is_refused_naming_the_file(tmp_path: Path) -> None:
     ],
 )
 def test_structural_errors_are_clear(tmp_path: Path, mutate, message: str) -> None:  # type: ignore[no-untyped-def]
-    data = splitgen.generate(SYNTHETIC)["eval"]
+    data = _generate(SYNTHETIC)["eval"]
     mutate(data)
     path = sp.write_manifest(data, tmp_path / "eval.json")  # resealed: the structure check must catch it
     with pytest.raises(sp.SplitError) as info:
@@ -144,19 +150,19 @@ def test_splits_dir_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_rule_violations_are_detected(tmp_path: Path) -> None:
-    ms = _manifests(_write(tmp_path, splitgen.generate(SYNTHETIC)))
+    ms = _manifests(_write(tmp_path, _generate(SYNTHETIC)))
     leaked = sp.Manifest("eval", "", ms["eval"].territories + ms["train"].territories[:1], None, "x")
-    problems = sp.rule_violations({**ms, "eval": leaked})
+    problems = territory_splits.rules({**ms, "eval": leaked})
     assert any("eval shares template(s) with train" in p for p in problems)
     held_no_new_family = sp.Manifest(
         "held-out", "", tuple(t for t in ms["held-out"].territories if t.family != "public_sector"), None, "x"
     )
-    assert any("no family that is absent" in p for p in sp.rule_violations({**ms, "held-out": held_no_new_family}))
+    assert any("no family that is absent" in p for p in territory_splits.rules({**ms, "held-out": held_no_new_family}))
 
 
 def test_lite_splits_are_small_cuts_of_their_parents_and_obey_their_rules(tmp_path: Path) -> None:
     ms = _manifests(REPO_SPLITS)
-    for lite, parent in sp.LITE_OF.items():
+    for lite, parent in territory_splits.LITE_OF.items():
         small, big = ms[lite], ms[parent]
         assert small.templates == big.templates and small.families == big.families  # every template, fewer worlds
         assert len(small.territories) < len(big.territories)
@@ -168,17 +174,17 @@ def test_lite_splits_are_small_cuts_of_their_parents_and_obey_their_rules(tmp_pa
             assert {t.horizon_days for t in small.territories} == {t.horizon_days for t in big.territories}
             assert max(t.n_opportunities for t in small.territories) <= 30
         assert not {t.seed for t in small.territories} & {t.seed for t in big.territories}
-    generated = _manifests(_write(tmp_path, splitgen.generate(SYNTHETIC)))
+    generated = _manifests(_write(tmp_path, _generate(SYNTHETIC)))
     train_leak = sp.Manifest("eval-lite", "", generated["eval-lite"].territories + generated["train"].territories[:1],
                              None, "x")
-    problems = sp.rule_violations({**generated, "eval-lite": train_leak})
+    problems = territory_splits.rules({**generated, "eval-lite": train_leak})
     assert any("eval-lite shares template(s) with train" in p for p in problems)
     assert any("eval-lite has template(s) its parent eval lacks" in p for p in problems)
     no_new_family = sp.Manifest(
         "held-out-lite", "", tuple(t for t in generated["held-out-lite"].territories if t.family != "public_sector"),
         None, "x",
     )
-    assert any("held-out-lite has no family" in p for p in sp.rule_violations({**generated,
+    assert any("held-out-lite has no family" in p for p in territory_splits.rules({**generated,
                                                                                 "held-out-lite": no_new_family}))
 
 
@@ -186,8 +192,8 @@ def test_committed_splits_verify_and_obey_the_rules() -> None:
     checks = sp.verify_all(REPO_SPLITS)
     assert all(c.ok for c in checks), [(c.path.name, c.message) for c in checks]
     ms = _manifests(REPO_SPLITS)
-    assert set(sp.SPLIT_NAMES) <= set(ms)
-    assert sp.rule_violations(ms) == []
+    assert set(territory_splits.SPLIT_NAMES) <= set(ms)
+    assert territory_splits.rules(ms) == []
     assert len(ms["debug"].territories) == 3
 
 
@@ -197,7 +203,7 @@ def test_committed_splits_match_the_catalogue() -> None:
         assert sp.check_catalogue(m, families) == [], m.name
     ms = _manifests(REPO_SPLITS)
     for name, m in ms.items():  # a template whose mechanisms changed would make the frozen note a lie
-        note = splitgen.contamination(families, m.layout, ms["train"].layout)
+        note = territory_splits.contamination(families, m.layout, ms["train"].layout)
         assert note == m.contamination, f"{name}: the catalogue changed since the split was frozen"
 
 

@@ -56,7 +56,7 @@ def test_replaying_a_stored_trajectory_gives_the_same_results(run: tuple[Path, s
     assert len(stored) == 9
     for ep, traj in stored:
         t = territories[ep.territory_id]
-        env = runner.make_env(t, None)
+        env = runner.make_env(t, None, "territory-v0")
         obs, _ = env.reset(seed=traj["seed"])
         assert obs["text"] == traj["observation"]
         for turn in traj["turns"]:

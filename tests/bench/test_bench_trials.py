@@ -32,7 +32,7 @@ def test_trial_0_is_the_episode_runs_always_played() -> None:
     """What the runner did before trials: the policy seeded with the territory seed, on that world."""
     for t in DEBUG.territories:
         rec = run_episode(EpisodeSpec("random", t, trial=0))
-        env = runner.make_env(t, None)
+        env = runner.make_env(t, None, "territory-v0")
         steps = sum(1 for _ in rollout(env, make_policy("random", t.seed), t.seed, runner.DEFAULT_MAX_STEPS))
         assert rec.status == "ok" and rec.metrics is not None
         assert (rec.steps, rec.metrics["primary"], rec.metrics["closed_value"]) == (

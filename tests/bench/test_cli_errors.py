@@ -28,6 +28,7 @@ from typer.testing import CliRunner
 from salesgym.bench import splits as sp
 from salesgym.bench.store import RunRecord, Store
 from salesgym.cli import app
+from salesgym.envs.territory import splits as territory_splits
 
 REPO_SPLITS = Path(__file__).resolve().parents[2] / "splits"
 RUN = "eval-syn"
@@ -106,7 +107,7 @@ def resealed(mutate: Callable[[dict], None], split: str = "debug") -> Callable[[
     def make(tmp: Path) -> Path:
         d = tmp / "splits"
         d.mkdir()
-        for name in sp.SPLIT_NAMES:
+        for name in territory_splits.SPLIT_NAMES:
             shutil.copy(REPO_SPLITS / f"{name}.json", d)
         data = json.loads((d / f"{split}.json").read_text())
         mutate(data)

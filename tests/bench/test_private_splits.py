@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from salesgym.bench import runner as rn
 from salesgym.bench import splits as sp
 from salesgym.cli import app
+from salesgym.envs.territory import splits as territory_splits
 
 REPO_SPLITS = Path(__file__).resolve().parents[2] / "splits"
 NAME = "private-t"
@@ -64,7 +65,7 @@ def test_committed_private_manifest_lists_no_seed() -> None:
     with pytest.raises(sp.SplitError, match="is private"):
         m.limited(None)
     ms = {c.manifest.name: c.manifest for c in sp.verify_all(REPO_SPLITS) if c.manifest is not None}
-    assert "test-private" in ms and sp.rule_violations(ms) == []
+    assert "test-private" in ms and territory_splits.rules(ms) == []
     assert sp.environment_problems(m) == []
     held = ms["held-out"]
     assert m.templates <= held.templates and m.families == held.families  # drawn like held-out
@@ -158,7 +159,7 @@ def test_two_keys_build_different_worlds(private_dir: tuple[Path, Path], tmp_pat
     assert all(a.seed != b.seed for a, b in zip(mine.territories, theirs.territories, strict=True))
 
     def truth(t: sp.Territory) -> str:
-        env = rn.make_env(t, None)
+        env = rn.make_env(t, None, "territory-v0")
         env.reset(seed=t.seed)
         return json.dumps(env.hidden_truth(), sort_keys=True, default=str)
 
@@ -241,10 +242,10 @@ def test_generate_keeps_private_and_public_apart(tmp_path: Path) -> None:
 def test_a_private_split_follows_the_held_out_rule(private_dir: tuple[Path, Path]) -> None:
     d, _ = private_dir
     ms = {c.manifest.name: c.manifest for c in sp.verify_all(d) if c.manifest is not None}
-    assert sp.rule_violations(ms) == []
+    assert territory_splits.rules(ms) == []
     train_slot = ms["train"].layout[0]
     leaky = sp.Manifest(NAME, "", (), None, "x", seeding=ms[NAME].seeding, private_slots=(*ms[NAME].layout, train_slot))
-    problems = sp.rule_violations({**ms, NAME: leaky})
+    problems = territory_splits.rules({**ms, NAME: leaky})
     assert any(f"{NAME} shares template(s) with train" in p for p in problems)
 
 
@@ -305,7 +306,7 @@ def test_every_family_ships_a_private_test_split(family: str) -> None:
     assert m.locked and sp.environment_problems(m) == []
     import salesgym
 
-    assert salesgym.env_class(m.env_id).split_rules(ms) == []
+    assert salesgym.family(m.env_id).split_rules(ms) == []
     like = ms["desk-transfer"] if family == "desk" else ms["workflows-held-out"]  # drawn like the family's
     assert m.templates == like.templates and m.families == like.families  # generalisation split
 
@@ -335,11 +336,11 @@ def test_options_a_family_does_not_support_are_refused(tmp_path: Path) -> None:
     key = _keygen(tmp_path / "k")
     pack = str(EXAMPLE_PACK)
     for args, message in [
-        (("--family", "desk", "--held-out-family", "x"), "--held-out-family applies to the territory's splits"),
-        (("--family", "workflows", "--held-out-family", "x"), "--held-out-family applies to the territory's splits"),
+        (("--family", "desk", "--held-out-family", "x"), "--held-out-family applies to plans that let one choose"),
+        (("--family", "workflows", "--held-out-family", "x"), "--held-out-family applies to plans that let one choose"),
         (("--family", "desk", "--private", "d-p", "--key-file", str(key), "--templates-dir", pack),
          "desk has no template packs"),
-        (("--templates-dir", pack), "--templates-dir applies to --family workflows --private"),
+        (("--templates-dir", pack), "--templates-dir applies to --private"),
         (("--family", "workflows", "--templates-dir", pack), "--templates-dir applies to --private"),
         (("--family", "desk", "--key-file", str(key)), "applies to --private only"),
         (("--family", "workflows", "--private", "w-p"), "needs the split's key"),

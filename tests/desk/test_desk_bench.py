@@ -28,7 +28,7 @@ def test_the_frozen_desk_splits_verify_match_their_plan_and_obey_the_rules() -> 
     assert {m.env_id for m in manifests.values()} == {"desk-v0"}
     public = {n: m.sha256 for n, m in manifests.items() if not m.private}  # (and desk-test-private, keyed)
     assert public == {n: m["sha256"] for n, m in generate_family("desk").items()}
-    assert runner.family_of("desk-v0") == "desk" and runner.family_of(sp.ENV_ID) == "territory"
+    assert runner.family_of("desk-v0") == "desk" and runner.family_of(sp.unnamed_env_id()) == "territory"
     from salesgym.envs.desk.splits import rules
 
     assert rules(manifests) == []
@@ -43,7 +43,7 @@ def test_a_split_is_found_by_name_in_its_family_folder() -> None:
     m = sp.load("desk-eval")
     assert m.path is not None and m.path.parent.name == "desk" and m.env_id == "desk-v0"
     assert "desk-scale" in sp.available(sp.default_splits_dir()) and "eval" in sp.available(sp.default_splits_dir())
-    assert sp.load("eval").env_id == sp.ENV_ID  # the territory's manifests name no environment
+    assert sp.load("eval").env_id == sp.unnamed_env_id()  # the territory's manifests name no environment
 
 
 def _episodes(split: str, n: int | None, policies: tuple[str, ...]) -> list[EpisodeRecord]:

@@ -46,7 +46,7 @@ class FirstCome(ExpectedValue):
 def _played(split: str, cls: type[ExpectedValue], ablation: str | None) -> dict[str, float]:
     out = {}
     for t in load(split).territories:
-        env = make_env(t, ablation)
+        env = make_env(t, ablation, "territory-v0")
         env.reset(seed=t.seed)
         for _ in rollout(env, cls(t.seed), t.seed):
             pass

@@ -43,7 +43,8 @@ class _PeekingEnv(TerritoryEnv):
 def _registered() -> None:
     for env_id, entry in (("leaky-ids-v0", "_LeakyEnv"), ("peeking-reward-v0", "_PeekingEnv")):
         if env_id not in salesgym.registry():
-            salesgym.register(env_id, f"{__name__}:{entry}", n_opportunities=10, horizon_days=30)
+            salesgym.register(env_id, f"{__name__}:{entry}", spec="salesgym.envs.territory.family:SPEC",
+                              n_opportunities=10, horizon_days=30)
 
 
 class _Outreach(Case):

@@ -16,7 +16,7 @@ same recorded scores give the same tasks.
 
 **Switches** (:class:`TrainingSwitches`): ``curriculum`` (off: every task from the last stage),
 ``failure_mining`` (off: fresh worlds only), and three reward terms that map onto the environment's own
-training ablations (its ``TRAINING_ABLATIONS``; the score never changes, only the reward):
+training ablations (its family spec's ``training_ablations``; the score never changes, only the reward):
 ``shaping`` (off: ``sparse_reward``), ``throughput_reward`` (off: ``no_throughput_reward``),
 ``terminal_economics`` (off: ``no_terminal_economics``).
 """
@@ -97,7 +97,7 @@ class TrainingSwitches:
     def env_ablations(self, env_id: str) -> tuple[str, ...]:
         """The environment ablations the reward switches ask for; an environment without one is an error."""
         wanted = tuple(ablation for switch, ablation in REWARD_SWITCHES.items() if not getattr(self, switch))
-        offered = dict(getattr(salesgym.env_class(env_id), "TRAINING_ABLATIONS", {}))
+        offered = dict(salesgym.family(env_id).training_ablations)
         missing = [a for a in wanted if a not in offered]
         if missing:
             raise ValueError(f"{env_id} has no training ablation {missing} (it offers {sorted(offered) or 'none'})")

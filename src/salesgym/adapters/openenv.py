@@ -170,8 +170,8 @@ class SalesgymEnvironment(Environment[CallToolAction, SalesgymObservation, Sales
         """The split manifests of this environment's family (``splits/``); pass one to ``reset(split=...)``."""
         from salesgym.bench.splits import available, load, resolve_splits_dir
 
-        family = salesgym.env_class(self.env_id)
-        names = [n for n in available(resolve_splits_dir()) if salesgym.env_class(load(n).env_id) is family]
+        family = salesgym.family(self.env_id).name
+        names = [n for n in available(resolve_splits_dir()) if salesgym.family(load(n).env_id).name == family]
         return [{"name": n, "type": "train" if "train" in n else "test"} for n in names]
 
     def list_tasks(self, split: str) -> list[dict[str, Any]]:

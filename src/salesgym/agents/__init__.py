@@ -1,9 +1,10 @@
 """Policies that play salesgym through observations and tools only (docs/architecture.md, layers).
 
-Policies live per environment family (``agents/territory/``, later ``agents/desk/`` ...); each family's
-package defines a :class:`~salesgym.agents.base.PolicySuite` named ``SUITE``: the ranked baselines, the
-exploit probes, the operator-side references (which read hidden truth) and the anchor the probes are compared
-with. ``make_policy(name, seed, hidden_truth=None, family="territory")`` builds one by name.
+Policies live per environment family (``agents/territory/``, ``agents/desk/`` ...); each family's package
+defines a :class:`~salesgym.agents.base.PolicySuite` named ``SUITE``: the ranked baselines, the exploit probes,
+the operator-side references (which read hidden truth) and the anchor the probes are compared with. A family's
+registered spec names its suite (``FamilySpec.policies``). ``make_policy(name, seed, hidden_truth=None,
+family=None)`` builds one by name (without a family: the first registered one, the territory, as it always was).
 """
 
 from __future__ import annotations
@@ -11,25 +12,28 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+import salesgym
 from salesgym.agents.base import Policy, PolicySuite
 
-__all__ = ["FAMILIES", "Policy", "PolicySuite", "make_policy", "suite"]
-
-# environment family -> package holding its SUITE
-FAMILIES = {"territory": "salesgym.agents.territory", "desk": "salesgym.agents.desk",
-            "workflows": "salesgym.agents.workflows", "workflows-ui": "salesgym.agents.workflows_ui"}
+__all__ = ["Policy", "PolicySuite", "make_policy", "suite"]
 
 
-def suite(family: str = "territory") -> PolicySuite:
-    """The registered policies of one environment family."""
-    module = FAMILIES.get(family)
-    if module is None:
-        raise ValueError(f"no policies registered for family {family!r}; known: {', '.join(FAMILIES)}")
-    found: PolicySuite = importlib.import_module(module).SUITE
+def suite(family: str | None = None) -> PolicySuite:
+    """The registered policies of one environment family (what its spec's ``policies`` names); without a family,
+    the first registered one's."""
+    try:
+        spec = salesgym.family_named(family) if family is not None else next(iter(salesgym.families().values()))
+        where = spec.policies
+    except ValueError as err:
+        raise ValueError(f"no policies registered for family {family!r}: {err}") from None
+    module, attr = where.split(":")
+    found = getattr(importlib.import_module(module), attr)
+    if not isinstance(found, PolicySuite):
+        raise ValueError(f"family {family!r}: {where} is a {type(found).__name__}, not a PolicySuite")
     return found
 
 
-def make_policy(name: str, seed: int, hidden_truth: dict[str, Any] | None = None, family: str = "territory") -> Policy:
+def make_policy(name: str, seed: int, hidden_truth: dict[str, Any] | None = None, family: str | None = None) -> Policy:
     """A fresh policy by registered name; only reference policies (the oracle) receive ``hidden_truth``."""
     s = suite(family)
     cls = s.policies.get(name)

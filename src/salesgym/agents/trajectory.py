@@ -13,8 +13,9 @@ A trajectory (format ``salesgym-trajectory/1``)::
      "totals": the policy's episode record (tokens, failures by kind, sampling parameters)}
 
 Only the agent's side is recorded: nothing here is hidden truth (the score and the event log stay with the
-operator). ``data`` keeps the environment's ``TRAJECTORY_DATA`` keys of ``obs["data"]`` (the territory keeps
-the clock, capacity, milestone counts and inbox; the large views are left out, the text has them).
+operator). ``data`` keeps the ``trajectory_data`` keys of ``obs["data"]`` that the family of a registered ``env_id``
+states (the territory keeps the clock, capacity, milestone counts and inbox; the large views are left out, the text
+has them); without an ``env_id`` it keeps all of ``data``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import salesgym
 from salesgym.agents.base import Episode, Step
 
 FORMAT = "salesgym-trajectory/1"
@@ -51,7 +53,9 @@ class Recorder:
 
     def __init__(self, episode: Episode, env_id: str = "", **meta: Any) -> None:
         self.episode = episode
-        keys: Sequence[str] | None = getattr(type(episode.env), "TRAJECTORY_DATA", None)
+        keys: Sequence[str] | None = None
+        if env_id in salesgym.registry():
+            keys = salesgym.family(env_id).trajectory_data
         self.keys = tuple(keys) if keys is not None else None
         self.trajectory: dict[str, Any] = {"format": FORMAT, "env_id": env_id, **meta}
 

@@ -3,7 +3,7 @@ split (family, template, size, horizon) that takes more than one value in it.
 
 A territory split's families and templates, the desk's buyer variants (its transfer split) and pipeline sizes
 (its scale split) all come out of this one table maker; an environment class may name its dimensions in its own
-words (``SCENARIO_WORDS``, e.g. the desk calls a family a buyer variant).
+words (``FamilySpec.scenario_words``, e.g. the desk calls a family a buyer variant).
 """
 
 from __future__ import annotations

@@ -46,12 +46,14 @@ SPLIT_KINDS = ("train", "eval", "held-out")
 
 
 def default_splits(family: str) -> list[str]:
-    """A family's train, eval and held-out splits (the territory's are named without a prefix)."""
-    from salesgym.agents import FAMILIES
+    """A family's train, eval and held-out splits (its spec's ``split_prefix`` + the kind)."""
+    import salesgym
 
-    if family not in FAMILIES:
-        raise BenchError(f"unknown family {family!r}; known: {', '.join(FAMILIES)}")
-    return list(SPLIT_KINDS) if family == "territory" else [f"{family}-{k}" for k in SPLIT_KINDS]
+    try:
+        prefix = salesgym.family_named(family).split_prefix
+    except ValueError as e:
+        raise BenchError(str(e)) from e
+    return [prefix + k for k in SPLIT_KINDS]
 
 
 def calibrate(
@@ -150,7 +152,7 @@ def calibrate(
         store.close()
     import salesgym
 
-    words = getattr(salesgym.env_class(manifests[0].env_id), "SCENARIO_WORDS", {})
+    words = salesgym.family(manifests[0].env_id).scenario_words
     data = cal.report(name, trials, tasks, {"family": family, "family_word": words.get("family", "family"),
                                             "splits": names, "runs": runs, "policy_spec": specs[0].to_dict()})
     try:

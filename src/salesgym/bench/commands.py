@@ -32,10 +32,9 @@ from salesgym.bench import remote, tiers
 from salesgym.bench import splits as sp
 from salesgym.bench import vocabulary as vc
 from salesgym.bench.policyspec import LLM_NAME, PolicySpec, PolicySpecError, resolve_agent, resolve_llm
-from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError, ablations
+from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError
 from salesgym.bench.store import EpisodeRecord, Store, StoreError
-from salesgym.bench.view import view_command
-from salesgym.cli_options import COUNT_MAX, STEPS_MAX, finite
+from salesgym.cli_options import COUNT_MAX, STEPS_MAX, finite, one_line
 from salesgym.core.env import KEY_FILE_ENV, resolve_verifier_key
 
 DEFAULT_DB = Path("runs") / "salesgym.sqlite"
@@ -59,11 +58,6 @@ class ExportFormat(StrEnum):
 class ToolArguments(StrEnum):
     object = "object"
     string = "string"
-
-
-def one_line(message: str) -> str:
-    """``message`` on one printable line (SQLite and OS messages may quote raw file content)."""
-    return " ".join("".join(c if c.isprintable() else " " for c in message).split())
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:
@@ -250,7 +244,7 @@ def _preflight(manifest: sp.Manifest) -> None:
     except ImportError as e:
         raise BenchError(f"the environment or the policies are not installed: {e}") from e
     where = manifest.path or manifest.name
-    catalogue = salesgym.env_class(manifest.env_id).scenario_catalogue()
+    catalogue = salesgym.family(manifest.env_id).catalogue()
     problems = [] if manifest.pack is not None else sp.check_catalogue(manifest, catalogue)  # a pack: checked below
     if problems:
         raise BenchError(f"{where}: split does not match the scenario catalogue: {'; '.join(problems[:5])}")
@@ -279,15 +273,14 @@ def _first_world(manifest: sp.Manifest) -> None:
 
 
 def _default_split(family: str | None) -> str:
-    """The default split of a family: ``eval-quick`` for the territory (a quick cut of the scored ``eval``),
-    ``<family>-eval`` for the others."""
-    if family is None or family == "territory":
-        return "eval-quick"  # every horizon tier in about a minute; the scored split is --split eval
-    from salesgym.agents import FAMILIES
+    """The default split of a family (its spec's ``default_split``); without one, the first registered family's."""
+    import salesgym
 
-    if family not in FAMILIES:
-        raise BenchError(f"unknown family {family!r}; known: {', '.join(FAMILIES)}")
-    return f"{family}-eval"
+    try:
+        spec = salesgym.family_named(family) if family is not None else next(iter(salesgym.families().values()))
+    except ValueError as e:
+        raise BenchError(str(e)) from e
+    return spec.default_split
 
 
 def _n(x: float) -> str:
@@ -548,7 +541,8 @@ def bench(
     backend: Annotated[BackendName, typer.Option(case_sensitive=False, help="where episodes run")] = BackendName.local,
     ray_address: Annotated[str | None, typer.Option(help="existing Ray cluster (default: start a local one)")] = None,
     ablation: Annotated[
-        str | None, typer.Option(help=f"a world ablation: {', '.join(ablations()[0])} (training ablations are refused)")
+        str | None, typer.Option(help="a world ablation of the split's family (an unknown name lists them; training "
+                                 "ablations are refused)")
     ] = None,
     db: DbPath = DEFAULT_DB,
     force: Annotated[bool, typer.Option("--force", help="re-run episodes already in the database")] = False,
@@ -1059,21 +1053,22 @@ def splits_verify(splits_dir: SplitsDir = None) -> None:
 
 
 def _rule_problems(manifests: dict[str, sp.Manifest]) -> list[str]:
-    """The rules between one family's splits: the territory's (``splits.rule_violations``), or the rules the
-    environment class states (``split_rules``); and for every family, no seed in two splits."""
-    env_ids = {m.env_id for m in manifests.values()}
+    """The rules between one family's splits (its spec's ``split_rules``), and for every family, no seed in two
+    splits."""
     if not manifests:
         return []
-    if env_ids == {sp.ENV_ID}:
-        return sp.rule_violations(manifests) + sp.shared_seeds(manifests)
     import salesgym
 
-    problems: list[str] = sp.shared_seeds(manifests)
-    for env_id in sorted(env_ids):
-        rules = getattr(salesgym.env_class(env_id), "split_rules", None)
-        mine = {n: m for n, m in manifests.items() if m.env_id == env_id}
-        problems += rules(mine) if rules is not None else []
-    return problems
+    env_ids = sorted({m.env_id for m in manifests.values()})
+    problems: list[str] = []
+    for env_id in env_ids:
+        try:
+            rules = salesgym.family(env_id).split_rules
+        except ValueError as e:  # an id not registered here: the manifest checks name it too
+            problems.append(str(e))
+            continue
+        problems += rules({n: m for n, m in manifests.items() if m.env_id == env_id})
+    return problems + sp.shared_seeds(manifests)
 
 
 @splits_app.command("generate")
@@ -1082,7 +1077,7 @@ def splits_generate(
         Path | None, typer.Option("--out", help="where to write (default: the splits directory)")
     ] = None,
     held_out_family: Annotated[
-        str | None, typer.Option(help="family held out of train (default: public_sector)")
+        str | None, typer.Option(help="the territory's scenario family held out of train (default: public_sector)")
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="overwrite manifests that differ (splits are frozen!)")
@@ -1095,7 +1090,8 @@ def splits_generate(
     ] = None,
     key_file: KeyFile = None,
     family: Annotated[
-        str | None, typer.Option(help="another environment family's splits (e.g. desk), into splits/<family>/")
+        str | None, typer.Option(help="the environment family whose splits to write (default: the first registered, "
+                                 "the territory; another family's go into splits/<family>/)")
     ] = None,
     templates_dir: Annotated[
         Path | None,
@@ -1107,80 +1103,54 @@ def splits_generate(
     With ``--private NAME --key-file F`` it writes one private manifest (the family's generalisation split's shape,
     no seeds in the file: they are derived from the key) and leaves the public ones alone; with ``--family
     workflows --templates-dir PACK`` too, the private split is cut over that template pack."""
+    import salesgym
     from salesgym.bench import splitgen
 
-    if family is not None and family != "territory":
-        _generate_family(family, out_dir, force, private, key_file, templates_dir, held_out_family)
-        return
-    if templates_dir is not None:
-        _fail("--templates-dir applies to --family workflows --private (a template pack); the territory has none")
-    target = out_dir or sp.default_splits_dir()
-    _check_out_dir(target, "the manifests")
     try:
-        catalogue = splitgen.load_catalogue()
-    except ImportError as e:
-        _fail(f"the scenario catalogue is not available: {e}")
+        spec = salesgym.family_named(family) if family is not None else next(iter(salesgym.families().values()))
+    except ValueError as e:
+        _fail(str(e))
+    if private is None and key_file is not None:
+        _fail("--key-file applies to --private only (public splits are not keyed)")
+    if private is None and templates_dir is not None:
+        _fail("--templates-dir applies to --private (a private split cut over a template pack)")
+    target = out_dir or sp.default_splits_dir() / spec.splits_folder
+    _check_out_dir(target, "the manifests")
     try:
         if private is not None:
             key = sp.resolve_key(key_file)
             if key is None:
                 raise ValueError(f"--private needs the split's key: pass --key-file FILE or set ${sp.KEY_ENV_VAR}")
-            manifests = {private: splitgen.generate_private(catalogue, private, key, held_out_family)}
-        elif key_file is not None:
-            raise ValueError("--key-file applies to --private only (public splits are not keyed)")
+            manifests = {private: splitgen.generate_family_private(spec.name, private, key, templates_dir,
+                                                                   held_out_family)}  # fmt: skip
         else:
-            manifests = splitgen.generate(catalogue, held_out_family)
+            manifests = splitgen.generate_family(spec.name, held_out_family)
     except (ValueError, sp.SplitError) as e:
         _fail(str(e))
-    changed = []
-    for name, m in manifests.items():
-        path = sp.manifest_path(target, name)
-        if path.is_file():
-            try:
-                old = sp.load_file(path)
-                if old.sha256 != m["sha256"]:
-                    changed.append(name)
-            except sp.SplitError:
-                changed.append(name)
+    except ImportError as e:
+        _fail(f"the scenario catalogue is not available: {e}")
+    changed = [n for n, m in manifests.items() if _frozen_differs(sp.manifest_path(target, n), m["sha256"])]
     if changed and not force:
         _fail(f"{target}: would change frozen split(s) {', '.join(changed)}; pass --force to overwrite")
     try:
-        written = splitgen.write_all(manifests, target)
+        if spec.splits_folder:
+            written = [sp.write_manifest(m, target / f"{name}.json") for name, m in manifests.items()]
+        else:  # the splits folder itself: its README lists every split there
+            written = splitgen.write_all(manifests, target, order=list(spec.split_plan(None)))
     except OSError as e:
         _fail(_write_error(target, "the manifests", e))
     for path in written:
         out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _generate_family(family: str, out_dir: Path | None, force: bool, private: str | None, key_file: Path | None,
-                     templates_dir: Path | None, held_out_family: str | None) -> None:  # fmt: skip
-    """Another family's manifests: its public splits, or (``--private``) one private split, maybe over a pack."""
-    from salesgym.bench import splitgen
-
-    if held_out_family is not None:
-        _fail(f"--held-out-family applies to the territory's splits; {family}'s splits are cut by its own plan")
-    if private is None and key_file is not None:
-        _fail("--key-file applies to --private only (public splits are not keyed)")
-    if private is None and templates_dir is not None:
-        _fail("--templates-dir applies to --private (a private split cut over a template pack)")
-    target = out_dir or sp.default_splits_dir() / family
-    _check_out_dir(target, "the manifests")
+def _frozen_differs(path: Path, sha256: str) -> bool:
+    """Whether a manifest is already at ``path`` with another hash (or unreadable: regenerating would change it)."""
+    if not path.is_file():
+        return False
     try:
-        if private is not None:
-            key = sp.resolve_key(key_file)
-            if key is None:
-                raise ValueError(f"--private needs the split's key: pass --key-file FILE or set ${sp.KEY_ENV_VAR}")
-            manifests = {private: splitgen.generate_family_private(family, private, key, templates_dir)}
-        else:
-            manifests = splitgen.generate_family(family)
-    except (ValueError, sp.SplitError) as e:
-        _fail(str(e))
-    changed = [n for n, m in manifests.items() if (p := target / f"{n}.json").is_file()
-               and json.loads(p.read_text(encoding="utf-8")).get("sha256") != m["sha256"]]  # fmt: skip
-    if changed and not force:
-        _fail(f"{target}: would change frozen split(s) {', '.join(changed)}; pass --force to overwrite")
-    for name, m in manifests.items():
-        out.print(f"wrote {sp.write_manifest(m, target / f'{name}.json')}", markup=False, highlight=False)
+        return sp.load_file(path).sha256 != sha256
+    except sp.SplitError:
+        return True
 
 
 @splits_app.command("keygen")
@@ -1199,16 +1169,3 @@ def splits_keygen(
         markup=False,
         highlight=False,
     )
-
-
-def register(app: typer.Typer) -> None:
-    """Add the benchmark's commands to ``app``."""
-    from salesgym.bench.calibrate_command import calibrate  # it imports this module's helpers
-
-    app.command()(bench)
-    app.command()(calibrate)
-    app.command()(report)
-    app.command()(export)
-    app.command()(runs)
-    app.command("view")(view_command)
-    app.add_typer(splits_app, name="splits")

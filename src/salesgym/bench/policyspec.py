@@ -74,7 +74,7 @@ class PolicySpec:
             out["source_sha256"] = self.source_sha256
         return out
 
-    def build(self, seed: int, hidden_truth: dict[str, Any] | None = None, family: str = "territory") -> Any:
+    def build(self, seed: int, hidden_truth: dict[str, Any] | None, family: str) -> Any:
         """A fresh policy for one episode (called in the worker); a built-in one from ``family``'s suite."""
         if self.kind == BUILTIN:
             from salesgym.agents import make_policy

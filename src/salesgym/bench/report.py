@@ -72,9 +72,9 @@ def _diff(d: PairedDifference | None) -> str:
 def suite_of(run: RunRecord) -> object | None:
     """The policy suite of the run's environment family (None if it is not registered here)."""
     try:
-        from salesgym.bench.runner import policy_suite
+        from salesgym.bench.runner import family_of_run, policy_suite
 
-        return policy_suite(str(run.config.get("family", "territory")))
+        return policy_suite(family_of_run(run.config))
     except Exception:  # an old or foreign run: analysed with the documented defaults
         return None
 
@@ -89,8 +89,13 @@ def analyse_run(
 
 
 def words_of(run: RunRecord) -> vc.Vocabulary:
-    """The run's family's report words (``envs/<family>/report_words.py``)."""
-    return vc.for_family(str(run.config.get("family", "territory")))
+    """The run's family's report words (its spec's ``report_words``); neutral ones for a family not registered here."""
+    from salesgym.bench.runner import family_of_run
+
+    try:
+        return vc.for_family(family_of_run(run.config))
+    except ValueError:  # no family here may omit env_id: an old or foreign run
+        return vc.NEUTRAL
 
 
 def leaderboard_table(a: an.Analysis, words: vc.Vocabulary = vc.NEUTRAL) -> Table:
@@ -267,9 +272,8 @@ def _breakdown_sections(store: Store, run: RunRecord, a: an.Analysis) -> list[Se
 
     try:
         manifest = sp.load(run.split)
-        env_class = salesgym.env_class(manifest.env_id)
-        words = getattr(env_class, "SCENARIO_WORDS", None)
-        tags = getattr(env_class, "SCENARIO_TAGS", None) or {}
+        spec = salesgym.family(manifest.env_id)
+        words, tags = spec.scenario_words or None, spec.scenario_tags
     except (sp.SplitError, KeyError, ValueError):
         return []
     if manifest.sha256 != run.split_sha256:

@@ -20,9 +20,9 @@ import select
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
 from pathlib import Path
@@ -30,7 +30,15 @@ from typing import Any, Protocol
 
 from salesgym.agents.base import PolicySuite
 from salesgym.bench.policyspec import BUILTIN, PolicySpec
-from salesgym.bench.splits import ENV_ID, SEED_LIMIT, Manifest, Slot, Territory, locked_message, pack_message
+from salesgym.bench.splits import (
+    SEED_LIMIT,
+    Manifest,
+    Slot,
+    Territory,
+    locked_message,
+    pack_message,
+    unnamed_env_id,
+)
 from salesgym.bench.store import PRIVATE_KEY, EpisodeRecord, RunRecord, Store, encode_trajectory
 
 DEFAULT_MAX_STEPS = 20_000
@@ -43,13 +51,20 @@ class BenchError(Exception):
 
 # -- policies --------------------------------------------------------------------------------------
 def family_of(env_id: str) -> str:
-    """The environment family a registered id belongs to (its class's ``FAMILY``; the territory by default)."""
+    """The name of the family a registered id belongs to (its registered spec's)."""
     import salesgym
 
-    return str(getattr(salesgym.env_class(env_id), "FAMILY", "territory"))
+    return salesgym.family(env_id).name
 
 
-def policy_suite(family: str = "territory") -> PolicySuite:
+def family_of_run(config: Mapping[str, Any]) -> str:
+    """The family a stored run played: its config's ``family``, else (a run of a manifest that names no
+    ``env_id``, whose config never says) the family of :func:`~salesgym.bench.splits.unnamed_env_id`."""
+    found = config.get("family")
+    return found if isinstance(found, str) else family_of(unnamed_env_id())
+
+
+def policy_suite(family: str) -> PolicySuite:
     """The registered policies of an environment family (imports ``salesgym.agents`` lazily)."""
     try:
         from salesgym.agents import suite
@@ -69,15 +84,15 @@ def validate_policies(names: Sequence[str], suite: PolicySuite) -> tuple[str, ..
     return tuple(dict.fromkeys(names))
 
 
-def ablations(env_id: str = ENV_ID) -> tuple[dict[str, str], dict[str, str]]:
-    """(world ablations, training ablations) of an environment, name -> what it changes."""
+def ablations(env_id: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(world ablations, training ablations) of an environment's family, name -> what it changes."""
     import salesgym
 
-    cls = salesgym.env_class(env_id)
-    return dict(getattr(cls, "WORLD_ABLATIONS", {})), dict(getattr(cls, "TRAINING_ABLATIONS", {}))
+    spec = salesgym.family(env_id)
+    return dict(spec.world_ablations), dict(spec.training_ablations)
 
 
-def validate_ablation(name: str | None, env_id: str = ENV_ID) -> str | None:
+def validate_ablation(name: str | None, env_id: str) -> str | None:
     if name is None or name in ("", "none"):
         return None
     world, training = ablations(env_id)
@@ -117,7 +132,7 @@ class EpisodeSpec:
     trial: int = 0
     build: PolicySpec | None = None
     private: bool = False
-    env_id: str = ENV_ID
+    env_id: str = field(default_factory=lambda: unnamed_env_id())  # a manifest's, when it names none
     pack: str | None = None  # the template pack's directory of a split cut over one
 
     @property
@@ -149,19 +164,15 @@ def _jsonable(obj: Any) -> Any:
     return json.loads(json.dumps(obj, default=default))
 
 
-def territory_kwargs(territory: Territory | Slot, env_id: str = ENV_ID) -> dict[str, Any]:
-    """The ``make`` arguments of one split territory. An environment class may say how a territory's fields
-    become its arguments (``scenario_kwargs``); by default they are the territory's own."""
+def territory_kwargs(territory: Territory | Slot, env_id: str) -> dict[str, Any]:
+    """The ``make`` arguments of one split entry: its family reads the stored columns into its typed scenario
+    (``FamilySpec.scenario``), which says what they are for its environment."""
     import salesgym
 
-    fields = (territory.family, territory.template, territory.n_opportunities, territory.horizon_days)
-    to_kwargs = getattr(salesgym.env_class(env_id), "scenario_kwargs", None)
-    if to_kwargs is not None:
-        return dict(to_kwargs(*fields))
-    return dict(zip(("family", "template", "n_opportunities", "horizon_days"), fields, strict=True))
+    return salesgym.family(env_id).scenario(territory.columns).make_kwargs()
 
 
-def make_env(territory: Territory, ablation: str | None, env_id: str = ENV_ID, pack: str | None = None) -> Any:
+def make_env(territory: Territory, ablation: str | None, env_id: str, pack: str | None = None) -> Any:
     """The environment of one split territory (``territory_kwargs``), with the ablation if any, from the template
     pack at ``pack`` if its split was cut over one."""
     import salesgym
@@ -432,7 +443,7 @@ class RunConfig:
     private: bool = False  # a private split: exports leave its derived seeds out
     trials: int = 1
     agents: tuple[PolicySpec, ...] = ()  # the policies that are not registered ones (--agent, --policy llm)
-    env_id: str = ENV_ID
+    env_id: str = field(default_factory=lambda: unnamed_env_id())  # a manifest's, when it names none
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -451,7 +462,7 @@ class RunConfig:
             out["trials"] = self.trials
         if self.agents:
             out["agents"] = {a.name: a.to_dict() for a in self.agents}
-        if self.env_id != ENV_ID:  # likewise: the territory's runs keep their ids
+        if self.env_id != unnamed_env_id():  # likewise: runs of manifests that name no env_id keep their ids
             out["env_id"] = self.env_id
             out["family"] = family_of(self.env_id)
         return out

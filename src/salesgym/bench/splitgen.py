@@ -1,302 +1,55 @@
-"""Generate the split manifests from the scenario catalogue (run once; the JSON files are then frozen).
+"""Seal a family's split plan into manifests (run once; the JSON files are then frozen), and the territory
+folder's README.
 
-Splits are cut by *family and template*, never by seed:
-
-- one whole family (``public_sector`` by default) is held out: none of its templates appear in train;
-- in every other family, templates go, in declaration order, to train (all but the last two), eval (the
-  second to last) and held-out (the last). With 3 templates per family that is one of each.
-
-So ``eval`` shares families with ``train`` but no template, and ``held-out`` has unseen templates and at
-least one unseen family. Seeds are disjoint ranges per split; sizes are drawn from a fixed-seed generator.
-Each manifest carries a generated contamination note (what it shares with train, down to mechanisms).
-
-A private split (:func:`generate_private`) is drawn like ``held-out`` (its templates and families), but its
-territories carry no seed: seeds are derived from an operator-held key (see :mod:`salesgym.bench.splits`),
-and only the key's public fingerprint is sealed into the manifest.
+Each family states its splits as data in its own folder (``FamilySpec.split_plan`` / ``private_plan``: the
+territory's in ``envs/territory/splits.py``, the desk's in ``envs/desk/splits.py`` ...); this module adds the format
+version, the environment id (except for a family whose manifests name none) and the hash. A private split's
+territories carry no seed: seeds are derived from an operator-held key (see :mod:`salesgym.bench.splits`), and only
+the key's public fingerprint is sealed into the manifest.
 """
 
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
+from typing import Any
 
 from salesgym.bench.splits import (
     FORMAT_VERSION,
-    LITE_OF,
     NAME_PATTERN,
     PRIVATE_FORMAT_VERSION,
-    SPLIT_NAMES,
     KeyedSeeding,
     PackRef,
     SplitKey,
-    Territory,
     seal,
     write_manifest,
 )
+from salesgym.core.family import Pack
 
 
-class TemplateLike(Protocol):
-    @property
-    def mechanisms(self) -> Sequence[str]: ...
+def seal_plan(planned: Mapping[str, Mapping[str, Any]], env_id: str | None) -> dict[str, dict[str, Any]]:
+    """Sealed public manifests of a family's plan: each names ``env_id`` (None: a family whose manifests name
+    none, the territory's)."""
+    named = {} if env_id is None else {"env_id": env_id}
+    return {name: seal({"format_version": FORMAT_VERSION, "name": name, **named, **body})
+            for name, body in planned.items()}  # fmt: skip
 
 
-class FamilyLike(Protocol):
-    @property
-    def templates(self) -> Mapping[str, TemplateLike]: ...
-
-
-class Placed(Protocol):
-    """A territory or a seedless slot: what the contamination note looks at."""
-
-    @property
-    def family(self) -> str: ...
-
-    @property
-    def template(self) -> str: ...
-
-
-Catalogue = Mapping[str, FamilyLike]
-
-DEFAULT_HELD_OUT_FAMILY = "public_sector"
-
-
-@dataclass(frozen=True, slots=True)
-class Tier:
-    """Territories of one horizon: ``per_template`` per template of the split's pool (cycled through the pool),
-    or ``count`` in all, their sizes drawn from ``sizes``."""
-
-    horizon_days: int
-    sizes: tuple[int, ...]  # n_opportunities choices
-    per_template: int = 1
-    count: int | None = None  # a fixed number instead of per_template x templates
-
-
-@dataclass(frozen=True, slots=True)
-class SplitShape:
-    """How many territories a split has and how big they are: its horizon tiers, in order."""
-
-    description: str
-    tiers: tuple[Tier, ...]
-    seed_base: int
-
-
-# Horizon tiers of the scored splits: a month of 10-20 deals, a quarter of 30-60, a half-year of 30-100 (sized by
-# cost; the differences they can separate are in docs/benchmark.md, "How many territories").
-MONTH, QUARTER, HALF_YEAR = (10, 12, 15, 18, 20), (30, 40, 50, 60), (30, 50, 70, 100)
-
-SHAPES: dict[str, SplitShape] = {
-    "train": SplitShape(
-        "Training territories: the first templates of every family except the held-out one, at every horizon "
-        "tier. Never report benchmark numbers on it.",
-        (Tier(30, (10, 20, 30, 50), 2), Tier(90, QUARTER, 2), Tier(180, HALF_YEAR, 2)),
-        seed_base=10_000,
-    ),
-    "eval": SplitShape(
-        "Evaluation territories: the families of train with templates train never sees, in three horizon tiers "
-        "(30 days and 10-20 opportunities, 90 days and 30-60, 180 days and 30-100). The scored split: "
-        "`salesgym bench --split eval`.",
-        (Tier(30, MONTH, 8), Tier(90, QUARTER, 4), Tier(180, HALF_YEAR, 4)),
-        seed_base=20_000,
-    ),
-    "held-out": SplitShape(
-        "Held-out territories: templates never in train, including every template of a family never in "
-        "train, in eval's three horizon tiers. Tests generalisation to unseen markets and mechanisms.",
-        (Tier(30, MONTH, 4), Tier(90, QUARTER, 2), Tier(180, HALF_YEAR, 2)),
-        seed_base=30_000,
-    ),
-    "debug": SplitShape(
-        "Three tiny territories (3-5 opportunities, 30 days) drawn from train templates: a smoke test for "
-        "CI and development, not a benchmark.",
-        (Tier(30, (3, 4, 5), count=3),),
-        seed_base=40_000,
-    ),
-}
-
-# lite cuts of eval and held-out: the same templates, fewer and smaller month-long territories, so a language
-# model's episode stays within a few hundred turns and a modest token budget (docs/benchmark.md has the figures)
-SHAPES["eval-lite"] = SplitShape(
-    "A lite cut of eval (its templates; 3 territories each, 10-12 opportunities, 30 days) for language-model "
-    "agents: an episode is about two hundred turns.",
-    (Tier(30, (10, 12), 3),),
-    seed_base=50_000,
-)
-SHAPES["held-out-lite"] = SplitShape(
-    "A lite cut of held-out (its templates, one territory each, 10-12 opportunities, 30 days) for "
-    "language-model agents.",
-    (Tier(30, (10, 12), 1),),
-    seed_base=60_000,
-)
-# quick cuts: every tier, the smallest sizes, a few territories: what `salesgym bench` runs by default (about a
-# minute on two cores) and what the test suite checks the benchmark's promises on
-SHAPES["eval-quick"] = SplitShape(
-    "A quick cut of eval (its templates, one territory each per tier: 10-12 opportunities over 30 days, 30 over "
-    "90 and over 180): the default of `salesgym bench`, about a minute on two cores. Not the scored split.",
-    (Tier(30, (10, 12), 1), Tier(90, (30,), 1), Tier(180, (30,), 1)),
-    seed_base=70_000,
-)
-SHAPES["held-out-quick"] = SplitShape(
-    "A quick cut of held-out (three territories per tier, cycling through its templates so every one appears: "
-    "10-12 opportunities over 30 days, 30 over 90 and over 180). Not the scored split.",
-    (Tier(30, (10, 12), count=3), Tier(90, (30,), count=3), Tier(180, (30,), count=3)),
-    seed_base=80_000,
-)
-
-PRIVATE_SHAPE = SplitShape(
-    "Private test territories, drawn like held-out (templates never in train, including a family never in "
-    "train, in its three horizon tiers). Their seeds are not in this file: they are derived from a key the "
-    "operator holds, so only a key holder can build these worlds.",
-    SHAPES["held-out"].tiers,
-    seed_base=0,  # unused: seeds come from the key
-)
-
-
-def assign_templates(catalogue: Catalogue, held_out_family: str | None = None) -> dict[str, list[tuple[str, str]]]:
-    """``{split: [(family, template), ...]}`` for train, eval and held-out, by the rules of this module."""
-    families = list(catalogue)
-    if len(families) < 2:
-        raise ValueError("need at least two families to hold one out")
-    held_family = held_out_family or (DEFAULT_HELD_OUT_FAMILY if DEFAULT_HELD_OUT_FAMILY in catalogue else families[-1])
-    if held_family not in catalogue:
-        raise ValueError(f"held-out family {held_family!r} is not in the catalogue ({', '.join(families)})")
-    out: dict[str, list[tuple[str, str]]] = {"train": [], "eval": [], "held-out": []}
-    for fam in families:
-        names = list(catalogue[fam].templates)
-        if fam == held_family:
-            out["held-out"].extend((fam, t) for t in names)
-            continue
-        if len(names) < 3:
-            raise ValueError(f"family {fam!r} needs at least 3 templates (train, eval, held-out), has {len(names)}")
-        out["train"].extend((fam, t) for t in names[:-2])
-        out["eval"].append((fam, names[-2]))
-        out["held-out"].append((fam, names[-1]))
-    return out
-
-
-def _rng(name: str) -> np.random.Generator:
-    return np.random.default_rng(zlib.crc32(name.encode("utf-8")))
-
-
-def _territories(name: str, pool: Sequence[tuple[str, str]], shape: SplitShape) -> list[Territory]:
-    """The split's territories, tier by tier; templates cycle through the pool across tiers (so a tier of
-    ``count`` territories picks up where the last one stopped), sizes are drawn from a generator seeded by the
-    split's name."""
-    rng = _rng(name)
-    out: list[Territory] = []
-    for tier in shape.tiers:
-        count = tier.count if tier.count is not None else tier.per_template * len(pool)
-        for _ in range(count):
-            i = len(out)
-            fam, tpl = pool[i % len(pool)]
-            out.append(
-                Territory(
-                    id=f"{name}-{i:03d}",
-                    family=fam,
-                    template=tpl,
-                    seed=shape.seed_base + i,
-                    n_opportunities=int(rng.choice(tier.sizes)),
-                    horizon_days=tier.horizon_days,
-                )
-            )
-    return out
-
-
-def _debug_pool(train: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The first train template of each family, so the debug split touches several families."""
-    seen: dict[str, tuple[str, str]] = {}
-    for fam, tpl in train:
-        seen.setdefault(fam, (fam, tpl))
-    return list(seen.values())
-
-
-def _mechanisms(catalogue: Catalogue, pairs: Sequence[tuple[str, str]] | set[tuple[str, str]]) -> set[str]:
-    return {m for fam, tpl in pairs for m in catalogue[fam].templates[tpl].mechanisms}
-
-
-def contamination(catalogue: Catalogue, split: Sequence[Placed], train: Sequence[Placed]) -> dict[str, Any]:
-    """What ``split`` shares with ``train``: families, templates (``family/template``), template names, mechanisms."""
-    pairs = {(t.family, t.template) for t in split}
-    train_pairs = {(t.family, t.template) for t in train}
-    fams, train_fams = {p[0] for p in pairs}, {p[0] for p in train_pairs}
-    keys, train_keys = {f"{f}/{t}" for f, t in pairs}, {f"{f}/{t}" for f, t in train_pairs}
-    names, train_names = {p[1] for p in pairs}, {p[1] for p in train_pairs}
-    mechs, train_mechs = _mechanisms(catalogue, pairs), _mechanisms(catalogue, train_pairs)
-    note: dict[str, Any] = {
-        "reference": "train",
-        "families_shared": sorted(fams & train_fams),
-        "families_unseen": sorted(fams - train_fams),
-        "templates_shared": sorted(keys & train_keys),
-        "templates_unseen": sorted(keys - train_keys),
-        "template_names_shared": sorted(names & train_names),
-        "mechanisms_shared": sorted(mechs & train_mechs),
-        "mechanisms_unseen": sorted(mechs - train_mechs),
-    }
-    note["summary"] = (
-        f"shares {len(note['families_shared'])}/{len(fams)} families, {len(note['templates_shared'])}/{len(keys)} "
-        f"templates and {len(note['mechanisms_shared'])}/{len(mechs)} mechanisms with train"
-        + (f"; unseen families: {', '.join(note['families_unseen'])}" if note["families_unseen"] else "")
-        + (f"; unseen mechanisms: {', '.join(note['mechanisms_unseen'])}" if note["mechanisms_unseen"] else "")
-    )
-    return note
-
-
-def generate(catalogue: Catalogue, held_out_family: str | None = None) -> dict[str, dict[str, Any]]:
-    """Sealed manifest dicts for every split, keyed by split name."""
-    pools = assign_templates(catalogue, held_out_family)
-    pools["debug"] = _debug_pool(pools["train"])
-    pools.update({lite: pools[parent] for lite, parent in LITE_OF.items()})
-    terr = {name: _territories(name, pools[name], SHAPES[name]) for name in SHAPES}
-    out: dict[str, dict[str, Any]] = {}
-    for name, shape in SHAPES.items():
-        out[name] = seal(
-            {
-                "format_version": FORMAT_VERSION,
-                "name": name,
-                "description": shape.description,
-                "territories": [t.to_dict() for t in terr[name]],
-                "contamination": contamination(catalogue, terr[name], terr["train"]),
-            }
-        )
-    return out
-
-
-def generate_private(
-    catalogue: Catalogue, name: str, key: SplitKey, held_out_family: str | None = None
-) -> dict[str, Any]:
-    """A sealed private manifest ``name``: held-out's templates, sizes drawn from ``name``, seeds from ``key``."""
-    if not NAME_PATTERN.fullmatch(name) or name in SPLIT_NAMES:
-        raise ValueError(
-            f"a private split needs its own name (letters, digits, '.', '_', '-'; not one of "
-            f"{', '.join(SPLIT_NAMES)}), got {name!r}"
-        )
-    pools = assign_templates(catalogue, held_out_family)
-    train = _territories("train", pools["train"], SHAPES["train"])
-    slots = [t.slot for t in _territories(name, pools["held-out"], PRIVATE_SHAPE)]
-    return seal(
-        {
-            "format_version": PRIVATE_FORMAT_VERSION,
-            "name": name,
-            "description": PRIVATE_SHAPE.description,
-            "seeding": KeyedSeeding(key.key_id).to_dict(),
-            "territories": [
-                {
-                    "id": s.id,
-                    "family": s.family,
-                    "template": s.template,
-                    "seed": None,
-                    "n_opportunities": s.n_opportunities,
-                    "horizon_days": s.horizon_days,
-                }
-                for s in slots
-            ],
-            "contamination": contamination(catalogue, slots, train),
-        }
-    )
+def seal_private(body: Mapping[str, Any], name: str, key: SplitKey, env_id: str | None,
+                 pack: Pack | None = None) -> dict[str, Any]:  # fmt: skip
+    """A sealed private manifest of a family's private plan: its territories without seeds (they come from
+    ``key``), and, cut over a template pack, the pack's name and fingerprint, never its content."""
+    return seal({
+        "format_version": PRIVATE_FORMAT_VERSION,
+        "name": name,
+        **({} if env_id is None else {"env_id": env_id}),
+        "description": body["description"],
+        "seeding": KeyedSeeding(key.key_id).to_dict(),
+        "territories": [{**t, "seed": None} for t in body["territories"]],
+        "contamination": body["contamination"],
+        **({} if pack is None else {"pack": PackRef(pack.name, pack.fingerprint).to_dict()}),
+    })
 
 
 def _join(note: Mapping[str, Any], key: str) -> str:
@@ -311,7 +64,7 @@ def readme(manifests: Mapping[str, Mapping[str, Any]]) -> str:
         "Frozen manifests of the `territory` benchmark. **Do not edit the JSON files**: each carries a sha256",
         "over its canonical content and `salesgym bench` refuses a split whose hash does not match.",
         "Check them with `salesgym splits verify`. They were generated from the scenario catalogue by",
-        "`salesgym splits generate` (`src/salesgym/bench/splitgen.py`); the protocol is in `docs/benchmark.md`.",
+        "`salesgym splits generate` (`src/salesgym/envs/territory/splits.py`); the protocol is in `docs/benchmark.md`.",
         "",
         "Splits are cut by scenario family and template, not by seed: `eval` shares families with `train`",
         "but no template; `held-out` has templates, and at least one whole family, that `train` never sees.",
@@ -355,18 +108,18 @@ def readme(manifests: Mapping[str, Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_all(manifests: Mapping[str, Mapping[str, Any]], out_dir: Path | str) -> list[Path]:
+def write_all(manifests: Mapping[str, Mapping[str, Any]], out_dir: Path | str, order: Sequence[str] = ()) -> list[Path]:
     """Write the manifests and regenerate ``README.md`` over every valid manifest in ``out_dir`` (so a
     private manifest written earlier stays listed when the public ones are regenerated, and vice versa)."""
     out = Path(out_dir)
     paths = [write_manifest(m, out / f"{name}.json") for name, m in manifests.items()]
     readme_path = out / "README.md"
-    readme_path.write_text(readme(manifests_in(out)), encoding="utf-8")
+    readme_path.write_text(readme(manifests_in(out, order or list(manifests))), encoding="utf-8")
     return [*paths, readme_path]
 
 
-def manifests_in(directory: Path) -> dict[str, dict[str, Any]]:
-    """The valid manifests of a directory as raw dicts: public splits in their usual order, then the rest."""
+def manifests_in(directory: Path, order: Sequence[str] = ()) -> dict[str, dict[str, Any]]:
+    """The valid manifests of a directory as raw dicts: those named in ``order`` first, in it, then the rest."""
     from salesgym.bench.splits import SplitError, load_file
 
     found: dict[str, dict[str, Any]] = {}
@@ -376,74 +129,43 @@ def manifests_in(directory: Path) -> dict[str, dict[str, Any]]:
         except SplitError:
             continue
         found[path.stem] = json.loads(path.read_text(encoding="utf-8"))
-    order = [n for n in SPLIT_NAMES if n in found] + sorted(n for n in found if n not in SPLIT_NAMES)
-    return {n: found[n] for n in order}
+    names = [n for n in order if n in found] + sorted(n for n in found if n not in order)
+    return {n: found[n] for n in names}
 
 
 def family_env_id(family: str) -> str:
-    """The registered id whose environment class serves ``family`` and states its splits (``split_plan``)."""
+    """The registered id whose family is ``family`` (its first id), the environment its manifests describe."""
     import salesgym
 
-    for env_id in salesgym.registry():
-        cls = salesgym.env_class(env_id)
-        if getattr(cls, "FAMILY", "territory") == family and hasattr(cls, "split_plan"):
-            return env_id
-    raise ValueError(f"no registered environment of family {family!r} states its splits")
+    salesgym.family_named(family)  # an unknown family: a ValueError naming the known ones
+    return salesgym.family_ids(family)[0]
 
 
-def generate_family(family: str) -> dict[str, dict[str, Any]]:
-    """Sealed manifests of another family's splits, from its environment class's ``split_plan()`` (data): each
-    names its ``env_id``; they are written to ``splits/<family>/``."""
+def generate_family(family: str, held_out_family: str | None = None) -> dict[str, dict[str, Any]]:
+    """Sealed manifests of a family's public splits, from its spec's ``split_plan`` (data)."""
     import salesgym
 
-    env_id = family_env_id(family)
-    planned = salesgym.env_class(env_id).split_plan()
-    return {
-        name: seal({"format_version": FORMAT_VERSION, "name": name, "env_id": env_id, **body})
-        for name, body in planned.items()
-    }
+    spec = salesgym.family_named(family)
+    return seal_plan(spec.split_plan(held_out_family), None if spec.unnamed_manifests else family_env_id(family))
 
 
-def generate_family_private(
-    family: str, name: str, key: SplitKey, pack_dir: Path | str | None = None
-) -> dict[str, Any]:
-    """A sealed private manifest ``name`` of another family: the territories its environment class's
-    ``private_plan(name, pack)`` states, without seeds (they come from ``key``), and, cut over a template pack
-    (``pack_dir``), the pack's name and fingerprint, never its content."""
+def generate_family_private(family: str, name: str, key: SplitKey, pack_dir: Path | str | None = None,
+                            held_out_family: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """A sealed private manifest ``name`` of a family: what its spec's ``private_plan(name, pack, held_out)``
+    states, without seeds (they come from ``key``), maybe cut over the template pack at ``pack_dir``."""
     import salesgym
 
-    env_id = family_env_id(family)
-    cls = salesgym.env_class(env_id)
-    public = set(cls.split_plan())
-    if not NAME_PATTERN.fullmatch(name) or name in public or name in SPLIT_NAMES:
+    spec = salesgym.family_named(family)
+    public = set(spec.split_plan(None))
+    if not NAME_PATTERN.fullmatch(name) or name in public:
         raise ValueError(f"a private split needs its own name (letters, digits, '.', '_', '-'; not one of "
                          f"{', '.join(sorted(public))}), got {name!r}")
-    planner = getattr(cls, "private_plan", None)
-    if planner is None:
+    if spec.private_plan is None:
         raise ValueError(f"family {family!r} has no private splits")
     pack = None
     if pack_dir is not None:
-        load = getattr(cls, "load_pack", None)
-        if load is None:
+        if spec.load_pack is None:
             raise ValueError(f"--templates-dir: {family} has no template packs")
-        pack = load(pack_dir)
-    body = planner(name, None if pack is None else str(pack.path))
-    return seal({
-        "format_version": PRIVATE_FORMAT_VERSION,
-        "name": name,
-        "env_id": env_id,
-        "description": body["description"],
-        "seeding": KeyedSeeding(key.key_id).to_dict(),
-        "territories": [{**t, "seed": None} for t in body["territories"]],
-        "contamination": body["contamination"],
-        **({} if pack is None else {"pack": PackRef(pack.name, pack.fingerprint).to_dict()}),
-    })
-
-
-def load_catalogue() -> Catalogue:
-    """The scenario catalogue of the split's environment, from the registry (imported lazily)."""
-    import salesgym
-    from salesgym.bench.splits import ENV_ID
-
-    catalogue: Catalogue = salesgym.env_class(ENV_ID).scenario_catalogue()
-    return catalogue
+        pack = spec.load_pack(pack_dir)
+    body = spec.private_plan(name, None if pack is None else str(pack.path), held_out_family)
+    return seal_private(body, name, key, None if spec.unnamed_manifests else family_env_id(family), pack)

@@ -7,9 +7,12 @@ A manifest is one JSON file per split (``splits/<name>.json``)::
      "contamination": {...}, "sha256": "..."}
 
 A manifest may name the registered environment it describes (``"env_id"``, inside the hash); without one it
-is the territory's (:data:`ENV_ID`), so the territory's manifests are unchanged. Another family's manifests live
-in a subdirectory named after it (``splits/desk/desk-eval.json``); :func:`load` finds a split by name in the
-splits directory or one of its family subdirectories.
+is the first registered id of the family whose manifests name none (:func:`unnamed_env_id`: the territory's, frozen
+before ids). Another family's manifests live in a subdirectory named after it (``splits/desk/desk-eval.json``);
+:func:`load` finds a split by name in the splits directory or one of its family subdirectories.
+
+Every family's entries are stored in the same columns (``core/family.py``, ``SplitColumns``); the family reads
+them into its own typed scenario (``salesgym.family(env_id).scenario``).
 
 ``sha256`` is the hash of the canonical JSON (``sort_keys``, separators ``(",", ":")``) of every other
 field, so any edit to a territory, the description or the contamination note is caught. Manifests are
@@ -44,14 +47,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-ENV_ID = "territory-v0"  # the registered environment a manifest without "env_id" describes
+from salesgym.core.family import SplitColumns
+
 FORMAT_VERSION = 1  # public manifests: seeds are in the file
 PRIVATE_FORMAT_VERSION = 2  # adds "seeding"; territories carry "seed": null (derived from the operator's key)
 FORMAT_VERSIONS = (FORMAT_VERSION, PRIVATE_FORMAT_VERSION)
-SPLIT_NAMES = ("train", "eval", "held-out", "debug", "eval-lite", "held-out-lite", "eval-quick", "held-out-quick")
-# a lite or quick split is a smaller cut of its parent's templates (lite: a language model's episode fits a modest
-# budget; quick: every horizon tier in a minute's run)
-LITE_OF = {"eval-lite": "eval", "held-out-lite": "held-out", "eval-quick": "eval", "held-out-quick": "held-out"}
 ENV_VAR = "SALESGYM_SPLITS_DIR"
 KEY_ENV_VAR = "SALESGYM_SPLIT_KEY_FILE"
 PACK_ENV_VAR = "SALESGYM_TEMPLATES_DIR"  # the template pack of a split cut over one
@@ -86,6 +86,17 @@ class SplitError(Exception):
         super().__init__(f"{self.path}: {problem}")
 
 
+def unnamed_env_id() -> str:
+    """The registered id a manifest without ``env_id`` describes: the first id of the family whose spec says its
+    manifests name none (``FamilySpec.unnamed_manifests``)."""
+    import salesgym
+
+    for name, spec in salesgym.families().items():
+        if spec.unnamed_manifests:
+            return salesgym.family_ids(name)[0]
+    raise ValueError("no registered family's manifests may omit env_id")
+
+
 @dataclass(frozen=True, slots=True)
 class Territory:
     """One territory of a split: everything needed to build the same world anywhere."""
@@ -108,6 +119,10 @@ class Territory:
     def slot(self) -> Slot:
         return Slot(self.id, self.family, self.template, self.n_opportunities, self.horizon_days)
 
+    @property
+    def columns(self) -> SplitColumns:
+        return SplitColumns(self.family, self.template, self.n_opportunities, self.horizon_days)
+
 
 @dataclass(frozen=True, slots=True)
 class Slot:
@@ -125,6 +140,10 @@ class Slot:
 
     def with_seed(self, seed: int) -> Territory:
         return Territory(self.id, self.family, self.template, seed, self.n_opportunities, self.horizon_days)
+
+    @property
+    def columns(self) -> SplitColumns:
+        return SplitColumns(self.family, self.template, self.n_opportunities, self.horizon_days)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +191,7 @@ class Manifest:
     format_version: int = FORMAT_VERSION
     seeding: KeyedSeeding | None = None  # None: a public manifest, seeds in the file
     private_slots: tuple[Slot, ...] = ()  # a private manifest's territories, without seeds
-    env_id: str = ENV_ID  # the registered environment whose worlds the territories are
+    env_id: str = field(default_factory=lambda: unnamed_env_id())  # the environment whose worlds they are
     pack: PackRef | None = None  # the template pack the territories come from (None: the package's scenarios)
     pack_dir: str | None = None  # where that pack is, once :func:`attach_pack` checked its fingerprint
 
@@ -443,7 +462,10 @@ def parse(data: Any, path: Path | str = "<manifest>") -> Manifest:
         raise SplitError(path, f"unsupported format_version {data['format_version']} (this salesgym reads {versions})")
     if not NAME_PATTERN.fullmatch(data["name"]):
         raise SplitError(path, f"name must be 1-64 letters, digits, '.', '_' or '-', got {repr(data['name'])[:80]}")
-    env_id = data.get("env_id", ENV_ID)
+    try:
+        env_id = data["env_id"] if "env_id" in data else unnamed_env_id()
+    except ValueError as err:
+        raise SplitError(path, f"names no env_id: {err}") from None
     if not isinstance(env_id, str) or not NAME_PATTERN.fullmatch(env_id):
         raise SplitError(path, f"env_id must be a registered environment id, got {repr(env_id)[:80]}")
     contamination = data.get("contamination")
@@ -543,40 +565,6 @@ def verify_all(splits_dir: Path | str | None = None) -> list[Check]:
     return checks
 
 
-def rule_violations(manifests: Mapping[str, Manifest]) -> list[str]:
-    """The family/template rules between splits; an empty list means they hold.
-
-    - ``held-out`` contains no template seen in ``train`` and at least one family never seen in ``train``;
-    - every private split is drawn like ``held-out`` and obeys the same rule;
-    - ``eval`` shares families with ``train`` but no template;
-    - a lite split obeys its parent's rule and uses only its parent's templates.
-    """
-    problems: list[str] = []
-    train = manifests.get("train")
-    if train is None:
-        return ["no train split: the rules between splits cannot be checked"]
-    for name, m in sorted(manifests.items()):
-        rule = LITE_OF.get(name, name)
-        if rule == "held-out" or m.private:
-            leaked = sorted(m.templates & train.templates)
-            if leaked:
-                problems.append(f"{name} shares template(s) with train: {', '.join(leaked)}")
-            if not m.families - train.families:
-                problems.append(f"{name} has no family that is absent from train")
-        elif rule == "eval":
-            leaked = sorted(m.templates & train.templates)
-            if leaked:
-                problems.append(f"{name} shares template(s) with train: {', '.join(leaked)}")
-            foreign = sorted(m.families - train.families)
-            if foreign:
-                problems.append(f"{name} has family(ies) absent from train: {', '.join(foreign)}")
-        parent = manifests.get(LITE_OF.get(name, ""))
-        if parent is not None and m.templates - parent.templates:
-            problems.append(f"{name} has template(s) its parent {parent.name} lacks: "
-                            f"{', '.join(sorted(m.templates - parent.templates))}")
-    return problems
-
-
 def shared_seeds(manifests: Mapping[str, Manifest]) -> list[str]:
     """Territories of different splits that share a seed (so the same world would be in both)."""
     problems: list[str] = []
@@ -590,34 +578,33 @@ def shared_seeds(manifests: Mapping[str, Manifest]) -> list[str]:
 
 
 def check_catalogue(manifest: Manifest, families: Mapping[str, Any]) -> list[str]:
-    """Territories whose family or template the scenario catalogue does not know."""
+    """Territories whose family or template the scenario catalogue (groups with their ``templates``) does not know."""
     problems: list[str] = []
     for t in manifest.layout:
         fam = families.get(t.family)
         if fam is None:
             problems.append(f"{t.id}: unknown family {t.family!r}")
-        elif t.template not in getattr(fam, "templates", {}):
+        elif t.template not in fam.templates:
             problems.append(f"{t.id}: family {t.family!r} has no template {t.template!r}")
     return problems
 
 
 def environment_problems(manifest: Manifest) -> list[str]:
     """Territories the split's environment would refuse to build (unknown family or template, a size or
-    horizon it does not accept), as the registered environment class says. A split over a template pack is
+    horizon it does not accept), as the family's typed scenario says. A split over a template pack is
     checked against the pack once one is attached (without it there is nothing to check its templates against)."""
     import salesgym
 
     try:
-        env_cls = salesgym.env_class(manifest.env_id)
+        spec = salesgym.family(manifest.env_id)
     except ValueError as err:
         return [str(err)]
     if manifest.pack is not None and manifest.pack_dir is None:
         return []
-    extra = {} if manifest.pack_dir is None else {"pack": manifest.pack_dir}
     problems: list[str] = []
     for t in manifest.layout:
         try:
-            env_cls.check_scenario(t.family, t.template, t.n_opportunities, t.horizon_days, **extra)
+            spec.scenario(t.columns).check(manifest.pack_dir)
         except ValueError as err:
             problems.append(f"{t.id}: {err}")
     return problems
@@ -645,7 +632,7 @@ def attach_pack(manifest: Manifest, directory: Path | str | None) -> Manifest:
         raise SplitError(manifest.path or manifest.name, pack_message(manifest))
     import salesgym
 
-    load = getattr(salesgym.env_class(manifest.env_id), "load_pack", None)
+    load = salesgym.family(manifest.env_id).load_pack
     if load is None:
         raise SplitError(manifest.path or manifest.name, f"{manifest.env_id} has no template packs")
     try:

@@ -2,14 +2,14 @@
 shows (``closed_value`` in ``env.score()``: closed value, converted MRR, partial score), the other columns, the
 secondary metrics and the funnel, if any.
 
-Each family states them in its own folder, as plain data: ``salesgym/envs/<family>/report_words.py`` holds a
-``REPORT_WORDS`` mapping, read here into a typed :class:`Vocabulary`. A family that states nothing (an old run,
-one registered elsewhere) gets :data:`NEUTRAL` words that claim nothing about what its scores measure.
+Each family states them in its own folder, as plain data its spec carries (``FamilySpec.report_words``, e.g.
+``salesgym/envs/desk/report_words.py``), read here into a typed :class:`Vocabulary`. A run of a family not
+registered here (an old or foreign run) gets :data:`NEUTRAL` words that claim nothing about what its scores
+measure.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -80,19 +80,14 @@ def parse(words: Mapping[str, Any], where: str) -> Vocabulary:
 
 @cache
 def for_family(family: str | None) -> Vocabulary:
-    """The vocabulary ``salesgym.envs.<family>.report_words`` states (``workflows-ui``'s folder is
-    ``workflows_ui``), or :data:`NEUTRAL`."""
-    folder = (family or "").replace("-", "_")
-    if not folder.isidentifier():
-        return NEUTRAL
-    name = f"salesgym.envs.{folder}.report_words"
+    """The vocabulary the registered family ``family`` states (its spec's ``report_words``), or :data:`NEUTRAL`."""
+    import salesgym
+
     try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as err:  # the family's folder or its words are not here; anything else is a bug
-        if err.name is None or not name.startswith(err.name):
-            raise
+        spec = salesgym.family_named(family or "")
+    except ValueError:  # not registered here
         return NEUTRAL
-    return parse(module.REPORT_WORDS, name)
+    return parse(spec.report_words, f"family {spec.name!r} (report_words)")
 
 
 def for_env(env_id: str) -> Vocabulary:

@@ -134,10 +134,11 @@ class Client:
         return self._call("GET", f"/benchmark/{split}/sessions")  # type: ignore[no-any-return]
 
     # -- the verifier API (docs/serve.md): runs judged from state the apps store --------------------
-    def create_run(self, seed: int, env_id: str = "workflows-v0", **kwargs: Any) -> dict[str, Any]:
-        """A practice run: the caller picks the instance, so it is never scored."""
-        return self._call("POST", "/runs", json={"env_id": env_id, "seed": seed,  # type: ignore[no-any-return]
-                                                 "kwargs": kwargs})
+    def create_run(self, seed: int, env_id: str | None = None, **kwargs: Any) -> dict[str, Any]:
+        """A practice run: the caller picks the instance, so it is never scored (without ``env_id``: the service's
+        default, its first id whose family offers the verifier API)."""
+        body = {"seed": seed, "kwargs": kwargs, **({} if env_id is None else {"env_id": env_id})}
+        return self._call("POST", "/runs", json=body)  # type: ignore[no-any-return]
 
     def create_task_run(self, split: str, task_id: str) -> dict[str, Any]:
         """A run of one benchmark task: the service picks the instance and keeps its seed."""

@@ -13,8 +13,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from salesgym.bench.commands import one_line
-from salesgym.cli_options import PORT_MAX, SEED_MAX, STEPS_MAX, finite
+from salesgym.cli_options import PORT_MAX, SEED_MAX, STEPS_MAX, finite, one_line
 
 
 def _fail(message: str, code: int = 1) -> NoReturn:

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import salesgym
 from salesgym.serve.auth import Principal
 from salesgym.serve.sandbox import Sandbox, SandboxError, SandboxLimits
 from salesgym.serve.sessions import ServiceError
@@ -38,6 +39,14 @@ from salesgym.serve.tasks import Task
 MAX_RUNS = 512
 MAX_CALLS = 2000  # calls recorded per run
 MAX_ASSERTIONS = 200  # per request
+
+
+def default_env_id() -> str:
+    """The id a practice run without one plays: the first registered id whose family offers the verifier API."""
+    for env_id in salesgym.registry():
+        if salesgym.family(env_id).verifier_api is not None:
+            return env_id
+    raise ServiceError(422, "no_verifier_api", "no registered family offers a verifier API")
 
 
 @dataclass
@@ -97,7 +106,7 @@ class Runs:
                task: Task | None = None) -> Run:
         """A run of one instance; with ``task`` (the service resolved it from a split) it counts, else practice."""
         env = make_env(env_id, dict(kwargs), seed, self.verifier_key)
-        name = getattr(env.family, "verifier_api", None)
+        name = salesgym.family(env_id).verifier_api
         if name is None:
             raise ServiceError(422, "no_verifier_api", f"{env_id}'s family offers no verifier API (the workflows "
                                "family does)")  # fmt: skip

@@ -22,7 +22,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 
 from salesgym.serve import tasks
 from salesgym.serve.auth import Principal
-from salesgym.serve.runs import Runs
+from salesgym.serve.runs import Runs, default_env_id
 from salesgym.serve.sessions import ServiceError
 from salesgym.serve.verifier_models import CreateRun, RecordCalls, RunAssertions, StoreState
 
@@ -48,7 +48,7 @@ def router(runs: Runs) -> APIRouter:
             task = tasks.resolve(body.task.split, body.task.id, request.app.state.split_key)
             return runs.create(who, task.env_id, task.kwargs, task.seed, task).view(who.operator)
         assert body.seed is not None  # the model checked it
-        return runs.create(who, body.env_id or "workflows-v0", body.kwargs, body.seed).view(who.operator)
+        return runs.create(who, body.env_id or default_env_id(), body.kwargs, body.seed).view(who.operator)
 
     @api.get("/{run_id}")
     async def view(run_id: RunId, who: Caller) -> dict[str, Any]:

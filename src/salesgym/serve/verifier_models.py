@@ -19,8 +19,8 @@ class CreateRun(_Model):
     """A benchmark ``task`` (the service resolves its world and seed; the run counts), or an instance by
     ``env_id``, ``kwargs`` and ``seed`` (a practice run: never scored)."""
 
-    env_id: str | None = Field(None, description="a registered workflows environment id (default workflows-v0)",
-                               max_length=200)
+    env_id: str | None = Field(None, max_length=200, description="a registered id whose family offers this API "
+                               "(default: the first such id, workflows-v0)")
     kwargs: JSONObject = Field(default_factory=dict, description='keyword arguments for make(), e.g. {"template": '
                                '"crm-closed-won"}')
     seed: int | None = Field(None, description="the instance seed: a practice run", ge=0, lt=2**63)

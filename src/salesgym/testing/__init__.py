@@ -17,9 +17,10 @@ equals live, clone independence, strict OpenAI and MCP schemas that accepted cal
 data, confidentiality of observations, tool outputs, rewards and ``info``, no side channel (a twin world with
 other hidden truth looks the same until a public event), consistent results at the end and at the ceiling,
 the Gymnasium adapter, and no blind replay (the calls that solved one instance solve at most one of twenty
-others). A family plugs its own knowledge in through a ``conformance`` module named on its
-rules object (``random_call``, ``hidden_variant``, ``LeakScanner``, ``reference_calls`` and ``solved``); without
-one, the generic driver and the generic checks still run.
+others). A family plugs its own knowledge in through a ``conformance`` module its registered spec names
+(``FamilySpec.conformance``: ``random_call``, ``hidden_variant``, ``LeakScanner``, ``reference_calls`` and
+``solved``); without one, the generic driver and the generic checks still run. A family registered at run time
+(outside ``salesgym/__init__.py``) is registered the same way in the interpreter the cross-process check starts.
 """
 
 from __future__ import annotations

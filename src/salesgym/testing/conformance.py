@@ -45,7 +45,7 @@ class Case:
 
     def hooks(self, env: Any) -> ModuleType | None:
         """The family's conformance module, if it has one."""
-        name = getattr(env.family, "conformance", None)
+        name = salesgym.family(self.env_id).conformance
         return importlib.import_module(name) if name else None
 
     def driver(self, env: Any) -> Driver:
@@ -56,10 +56,10 @@ class Case:
 
 def registered_cases() -> tuple[Case, ...]:
     """Every registered environment id with its registered defaults; a family whose episodes are costly (a real
-    browser) names the ids the kit runs in its class's ``KIT_IDS`` (its debug id), and its others are left out."""
+    browser) names the ids the kit runs in its spec's ``kit_ids`` (its debug id), and its others are left out."""
     out = []
     for env_id in salesgym.registry():
-        only = getattr(salesgym.env_class(env_id), "KIT_IDS", None)
+        only = salesgym.family(env_id).kit_ids
         if only is None or env_id in only:
             out.append(Case(env_id))
     return tuple(out)
@@ -204,8 +204,12 @@ def check_same_seed_equality(case: Case, seed: int = 11, policy_seed: int = 5) -
 
 _SUBPROCESS = """
 import json, sys
-import salesgym
 spec = json.load(sys.stdin)
+sys.path[:0] = [p for p in spec["path"] if p not in sys.path]
+import salesgym
+if spec["env_id"] not in salesgym.registry():  # a family registered at run time (a plugin): the same here
+    entry_point, family, defaults = spec["registration"]
+    salesgym.register(spec["env_id"], entry_point, spec=family, **defaults)
 env = salesgym.make(spec["env_id"], **spec["kwargs"])
 env.reset(seed=spec["seed"])
 rewards = []
@@ -221,7 +225,8 @@ print(json.dumps({"hash": env.event_log_hash(), "rewards": rewards, "score": env
 def check_determinism_across_processes(case: Case, seed: int = 4, policy_seed: int = 9) -> None:
     """Another interpreter (another hash seed) replays the same calls to the same log, rewards and score."""
     env, played = play_random(case, seed, policy_seed, max_steps=150)
-    spec = {"env_id": case.env_id, "kwargs": dict(case.kwargs), "seed": seed, "actions": played.actions}
+    spec = {"env_id": case.env_id, "kwargs": dict(case.kwargs), "seed": seed, "actions": played.actions,
+            "registration": salesgym.registration(case.env_id), "path": sys.path}
     done = subprocess.run([sys.executable, "-c", _SUBPROCESS], input=json.dumps(spec), capture_output=True,
                           text=True, check=True, timeout=300, env={**os.environ, "PYTHONHASHSEED": "12345"})
     other = json.loads(done.stdout)

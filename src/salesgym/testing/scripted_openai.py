@@ -128,7 +128,7 @@ def moves_from_actions(actions: Iterable[Any], per_reply: int = 1) -> list[Move]
 
 
 def script_of(
-    env_factory: Callable[[], Any], policy: str, seed: int, *, family: str = "territory", per_reply: int = 1,
+    env_factory: Callable[[], Any], policy: str, seed: int, *, family: str | None = None, per_reply: int = 1,
     max_steps: int = 50_000,
 ) -> list[Move]:  # fmt: skip
     """The moves that replay registered policy ``policy``'s episode at ``seed`` in ``env_factory()``."""

@@ -10,8 +10,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from salesgym.bench.commands import one_line
-from salesgym.cli_options import SEED_MAX
+from salesgym.cli_options import SEED_MAX, one_line
 
 APP_NAMES = ("crm", "sequencer", "scheduler", "prospecting", "task")
 TOKEN_ENV = "SALESGYM_OPERATOR_TOKEN"

@@ -16,11 +16,11 @@ import hmac
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -30,81 +30,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from salesgym.webapps.origins import default_origins
 from salesgym.webapps.page import Frame, Link, Notice, Page, Redirect, render
+from salesgym.webapps.request import AppRoutes, Form, Q, View
 from salesgym.webapps.run import COOKIE, Refused, Run, Runs
 from salesgym.webapps.variants import variant as find_variant
 
 log = logging.getLogger("salesgym.webapps")
 MAX_BODY = 64 * 1024
 MAX_FIELDS = 400
-
-
-class Form:
-    """A submitted form: the last value of a name, or all of them."""
-
-    def __init__(self, pairs: Sequence[tuple[str, str]]) -> None:
-        self.pairs = list(pairs)
-
-    def get(self, name: str, default: str = "") -> str:
-        found = [v for k, v in self.pairs if k == name]
-        return found[-1].strip() if found else default
-
-    def getlist(self, name: str) -> list[str]:
-        return [v.strip() for k, v in self.pairs if k == name and v.strip()]
-
-    def __contains__(self, name: str) -> bool:
-        return any(k == name for k, _ in self.pairs)
-
-
-@dataclass
-class Q:
-    """One request as a view sees it."""
-
-    run: Run
-    app: str
-    method: str
-    path: dict[str, str]
-    query: Form
-    form: Form
-    origins: Mapping[str, str]
-
-    @property
-    def posted(self) -> bool:
-        return self.method == "POST"
-
-    def word(self, key: str) -> str:
-        return self.run.variant.word(key)
-
-    def read(self, tool: str, args: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        return self.run.read(tool, args)
-
-    def write(self, tool: str, args: Mapping[str, Any]) -> dict[str, Any]:
-        return self.run.write(self.app, tool, args)
-
-    def say(self, text: str) -> None:
-        self.run.say(self.app, text)
-
-    def href(self, path: str, **params: Any) -> str:
-        """``path`` with the current query changed by ``params`` (a None value drops the parameter)."""
-        merged = {k: v for k, v in self.query.pairs}
-        merged.update({k: str(v) for k, v in params.items() if v is not None})
-        for k, v in params.items():
-            if v is None:
-                merged.pop(k, None)
-        kept = {k: v for k, v in merged.items() if v != ""}
-        return path + ("?" + urlencode(kept) if kept else "")
-
-
-View = Callable[[Q], Page | Redirect]
-
-
-@dataclass
-class AppRoutes:
-    """One app's pages: ``routes`` (path, view, methods) and its navigation (label key, href, id)."""
-
-    name: str
-    routes: Sequence[tuple[str, View, tuple[str, ...]]]
-    nav: list[tuple[str, str]]  # (label key, href); the link's id is the key
-    home: str
 
 
 @dataclass

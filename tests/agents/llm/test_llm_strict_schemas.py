@@ -16,7 +16,7 @@ from salesgym.core.tools import OPENAI_STRICT_KEYWORDS
 
 # The browser family is left out: its environment drives Playwright's sync API in this thread, whose event loop
 # outlives the episode and would stop later asyncio tests in this process (tests/workflows_ui checks its schemas).
-ENV_IDS = sorted(i for i in salesgym.registry() if not getattr(salesgym.env_class(i), "KIT_CAMPAIGN", False))
+ENV_IDS = sorted(i for i in salesgym.registry() if not salesgym.family(i).kit_campaign)
 
 
 def schemas(node: Any, in_properties: bool = False) -> Iterator[dict[str, Any]]:

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 from salesgym.core.clock import Scheduled
 from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
 from salesgym.envs.desk import observe, reward, state, verifier
-from salesgym.envs.desk.archetypes import VARIANTS
 from salesgym.envs.desk.buyers import Voice
 from salesgym.envs.desk.contract import MINUTES_PER_DAY
-from salesgym.envs.desk.generator import LEAD_MIXES, check_options, generate
+from salesgym.envs.desk.generator import check_options, generate
 from salesgym.envs.desk.instructions import task_card
 from salesgym.envs.desk.state import EVIDENCE_KINDS, DeskState
 from salesgym.envs.desk.tools import TOOLS, Ctx
@@ -32,7 +30,6 @@ class DeskRules:
     evidence_kinds = EVIDENCE_KINDS
     public_events = EVENT_KINDS  # everything on a desk is the seller's own action or the buyer's answer to it
     reset_options = frozenset({"n_leads", "shift_days", "variant", "lead_mix"})
-    conformance = "salesgym.envs.desk.conformance"  # the conformance kit's hooks (loaded only by the kit)
 
     def __init__(self, voice: Voice | None = None) -> None:
         self.voice = voice  # None: the canned voice
@@ -116,57 +113,6 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
     >>> info["tool_result"]["status"], len(info["tool_result"]["output"]["leads"])
     ('ok', 3)
     """
-
-    FAMILY = "desk"  # the benchmark's environment family (policies: salesgym.agents.desk)
-    # what the benchmark's scenario fields mean for a desk (the report's breakdown tables name them so)
-    SCENARIO_WORDS: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {"family": "buyer variant", "template": "lead mix", "n_opportunities": "leads", "horizon_days": "shift days"}
-    )
-    WORLD_ABLATIONS: Mapping[str, str] = {}
-    TRAINING_ABLATIONS: Mapping[str, str] = {}
-    VARIANTS = tuple(VARIANTS)
-    LEAD_MIXES = tuple(LEAD_MIXES)
-    TRAJECTORY_DATA = ("time", "pipeline", "converted_mrr", "call", "callbacks_due", "episode")
-
-    @staticmethod
-    def scenario_catalogue() -> Mapping[str, Any]:
-        """Buyer variants by name, each with the lead mixes as its ``templates`` (what split manifests cut)."""
-        from salesgym.envs.desk.generator import catalogue
-
-        return catalogue()
-
-    @staticmethod
-    def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int) -> None:
-        """Raise ``ValueError`` if a split territory (variant, lead mix, leads, shift days) cannot be built."""
-        check_options(n_opportunities, horizon_days, family, template)
-
-    @staticmethod
-    def scenario_kwargs(family: str, template: str, n_opportunities: int, horizon_days: int) -> dict[str, Any]:
-        """The ``make`` arguments of a split territory: its family is the buyer variant, its template the lead
-        mix, its size the number of leads, its horizon the shift's days."""
-        return {"variant": family, "lead_mix": template, "n_leads": n_opportunities, "shift_days": horizon_days}
-
-    @staticmethod
-    def split_plan() -> dict[str, dict[str, Any]]:
-        """The desk's benchmark splits as data (``envs/desk/splits.py``), sealed by ``salesgym splits generate``."""
-        from salesgym.envs.desk.splits import plan
-
-        return plan()
-
-    @staticmethod
-    def private_plan(name: str, pack: str | None = None) -> dict[str, Any]:
-        """A private desk split ``name`` as data (drawn like desk-transfer; ``envs/desk/splits.py``): its seeds
-        come from the operator's key (``salesgym splits generate --family desk --private NAME --key-file K``)."""
-        from salesgym.envs.desk.splits import private_plan
-
-        return private_plan(name, pack)
-
-    @staticmethod
-    def split_rules(manifests: Mapping[str, Any]) -> list[str]:
-        """The rules between the desk's split manifests (``salesgym splits verify`` checks them)."""
-        from salesgym.envs.desk.splits import rules
-
-        return rules(manifests)
 
     def __init__(
         self,

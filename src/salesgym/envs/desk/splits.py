@@ -9,7 +9,7 @@
   derived from a key the operator holds, so no one else can build its desks.
 
 A split territory's ``family`` is its buyer variant, its ``template`` the lead mix, ``n_opportunities`` the
-number of leads and ``horizon_days`` the shift's days (``DeskEnv.scenario_kwargs``).
+number of leads and ``horizon_days`` the shift's days (``family.DeskScenario``).
 """
 
 from __future__ import annotations

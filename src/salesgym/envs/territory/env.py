@@ -13,9 +13,9 @@ from salesgym.envs.territory import buyers, observe, reward, state, verifier
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.calendar import week_of
 from salesgym.envs.territory.evidence import KINDS
-from salesgym.envs.territory.generator import ABLATIONS, WORLD_ABLATIONS, check_options, generate
+from salesgym.envs.territory.generator import ABLATIONS, check_options, generate
 from salesgym.envs.territory.instructions import task_card
-from salesgym.envs.territory.reward import TRAINING_ABLATIONS, RewardConfig
+from salesgym.envs.territory.reward import RewardConfig
 from salesgym.envs.territory.state import TerritoryState
 from salesgym.envs.territory.tools import TOOLS
 from salesgym.envs.territory.world import TerritoryWorld
@@ -36,7 +36,6 @@ class TerritoryRules:
     evidence_kinds = KINDS
     public_events = EVENT_KINDS - HIDDEN_EVENTS
     reset_options = frozenset({"family", "template", "n_opportunities", "horizon_days"})
-    conformance = "salesgym.envs.territory.conformance"  # the conformance kit's hooks (loaded only by the kit)
 
     def __init__(self, reward_config: RewardConfig) -> None:
         self.reward_config = reward_config
@@ -115,7 +114,7 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
 
     Arguments
         n_opportunities (10-100, or 3-5 for debugging), horizon_days (30, 90, 180), family, template,
-        ablation (world: ``WORLD_ABLATIONS``; training: ``TRAINING_ABLATIONS``), reward (RewardConfig),
+        ablation (world: ``generator.WORLD_ABLATIONS``; training: ``reward.TRAINING_ABLATIONS``), reward (RewardConfig),
         invalid_action_limit, verifier_key.
 
     Version history
@@ -128,23 +127,6 @@ class TerritoryEnv(Environment[TerritoryWorld, TerritoryState]):
     >>> info["tool_result"]["status"]
     'ok'
     """
-
-    WORLD_ABLATIONS = WORLD_ABLATIONS  # change the world, so every policy's score: benchmark ablations
-    TRAINING_ABLATIONS = TRAINING_ABLATIONS  # change only the reward: for training runs
-    # what a trajectory keeps of each observation's data (the portfolio view is in the text)
-    TRAJECTORY_DATA = ("time", "capacity_left", "milestone_counts", "inbox", "alerts", "episode")
-
-    @staticmethod
-    def scenario_catalogue() -> Mapping[str, Any]:
-        """Scenario families by name, each with its ``templates`` (what split manifests are cut from)."""
-        from salesgym.envs.territory.families import FAMILIES
-
-        return FAMILIES
-
-    @staticmethod
-    def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int) -> None:
-        """Raise ``ValueError`` with what is allowed if this environment cannot build such a territory."""
-        check_options(family, template, n_opportunities, horizon_days, ())
 
     def __init__(
         self,

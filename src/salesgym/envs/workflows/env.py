@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple
+from typing import Any
 
 from salesgym.core.clock import Scheduled
 from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
@@ -20,7 +19,7 @@ from salesgym.envs.workflows.llm import build
 from salesgym.envs.workflows.rubric import Judge
 from salesgym.envs.workflows.simulator import Voice
 from salesgym.envs.workflows.state import WorkflowsState
-from salesgym.envs.workflows.tasks.model import Template, instantiate
+from salesgym.envs.workflows.tasks.model import instantiate
 from salesgym.envs.workflows.tools import TOOLS, check_permission
 from salesgym.envs.workflows.world import WorkflowsWorld
 
@@ -62,8 +61,6 @@ class WorkflowsRules:
     evidence_kinds: frozenset[str] = frozenset()  # success rests on the end state and the log, not on evidence
     public_events = EVENT_KINDS  # every change is the agent's own call or the requester's answer to it
     reset_options = frozenset({"template", "tier"})
-    conformance = "salesgym.envs.workflows.conformance"
-    verifier_api = "salesgym.envs.workflows.remote"  # the HTTP verifier API's family side (serve/runs.py)
 
     def __init__(self, judge: Judge | None = None, voice: Voice | None = None) -> None:
         self.judge = judge  # None: the deterministic rubric is the score of record
@@ -104,13 +101,6 @@ class WorkflowsRules:
 
     def score(self, world: WorkflowsWorld, s: WorkflowsState, log: EventLog, v: Verifier) -> dict[str, Any]:
         return verifier.final_score(world, s, log, self.judge)
-
-
-class Tier(NamedTuple):
-    """A tier as a scenario family: its templates (what split manifests cut)."""
-
-    description: str
-    templates: Mapping[str, Template]
 
 
 class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
@@ -162,58 +152,6 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
     'ok'
     """
 
-    FAMILY = "workflows"
-    SCENARIO_WORDS: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {"family": "tier", "template": "workflow template", "n_opportunities": "apps", "horizon_days": "-"}
-    )
-    SCENARIO_TAGS: ClassVar[Mapping[str, str]] = MappingProxyType({"apps": "app"})  # per-app breakdown
-    WORLD_ABLATIONS: Mapping[str, str] = {}
-    TRAINING_ABLATIONS: Mapping[str, str] = {}
-    TRAJECTORY_DATA = ("clock", "told", "episode")
-
-    @staticmethod
-    def scenario_catalogue() -> Mapping[str, Tier]:
-        """Tiers by name (``tier1``..``tier4``), each with its templates."""
-        templates = packs.catalogue(None)
-        return {f"tier{n}": Tier(f"workflows over {n} app(s)",
-                                 {k: t for k, t in templates.items() if t.tier == n}) for n in TIERS}  # fmt: skip
-
-    @staticmethod
-    def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int,
-                       pack: str | None = None) -> None:  # fmt: skip
-        """Raise ``ValueError`` if a split entry (tier, template, apps, -) cannot be built (from the package's
-        templates, or from the template pack at ``pack``)."""
-        templates = packs.catalogue(pack)
-        if template not in templates:
-            raise ValueError(f"unknown template {template!r}")
-        tier = templates[template].tier
-        if family != f"tier{tier}" or n_opportunities != tier:
-            raise ValueError(f"template {template!r} is tier{tier} with {tier} app(s)")
-
-    @staticmethod
-    def scenario_kwargs(family: str, template: str, n_opportunities: int, horizon_days: int) -> dict[str, Any]:
-        return {"template": template}
-
-    @staticmethod
-    def split_plan() -> dict[str, dict[str, Any]]:
-        from salesgym.envs.workflows.splits import plan
-
-        return plan()
-
-    @staticmethod
-    def private_plan(name: str, pack: str | None = None) -> dict[str, Any]:
-        """A private split ``name`` as data: held-out's templates, or every template of the pack at ``pack``
-        (``envs/workflows/splits.py``); seeds come from the operator's key."""
-        from salesgym.envs.workflows.splits import private_plan
-
-        return private_plan(name, pack)
-
-    @staticmethod
-    def split_rules(manifests: Mapping[str, Any]) -> list[str]:
-        from salesgym.envs.workflows.splits import rules
-
-        return rules(manifests)
-
     def __init__(
         self,
         template: str | None = None,
@@ -234,8 +172,3 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
                          template=template, tier=tier, max_calls=max_calls,
                          pack=None if pack is None else pack if pack in packs.builtin()
                          else str(Path(pack).resolve()))  # fmt: skip
-
-    @staticmethod
-    def load_pack(path: str | Path) -> packs.Pack:
-        """The template pack at ``path`` (``packs.PackError``, a ``ValueError``, says what is wrong)."""
-        return packs.load(path)

@@ -10,7 +10,7 @@ eval) lends its lowest-hash train template there (only while the tier is that sm
 template can move an old one), so held-out covers every tier and eval every tier with three templates or more;
 eval and held-out share no template with train. A split entry's
 ``family`` is its tier (``tier1``..``tier4``), ``template`` the template id, ``n_opportunities`` the number of
-apps and ``horizon_days`` is 1 (unused); ``WorkflowsEnv.scenario_kwargs`` turns it into ``template=...``.
+apps and ``horizon_days`` is 1 (unused); ``family.WorkflowsScenario`` turns it into ``template=...``.
 
 A private split (``private_plan``; ``workflows-test-private`` is shipped) lists no seeds: they are derived from a
 key the operator holds. It is drawn like held-out, or, cut over a template pack (``packs.py``), holds every

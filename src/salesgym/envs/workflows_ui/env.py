@@ -10,11 +10,10 @@ import json
 import secrets
 import weakref
 from collections.abc import Mapping
-from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any
 
 from salesgym.core.tools import ToolError, ToolResult, quote
-from salesgym.envs.workflows.env import TIERS, Tier, WorkflowsEnv
+from salesgym.envs.workflows.env import TIERS, WorkflowsEnv
 from salesgym.envs.workflows.state import WorkflowsState
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 from salesgym.envs.workflows.world import WorkflowsWorld
@@ -23,7 +22,6 @@ from salesgym.envs.workflows_ui.actions import ACTION_SETS, from_text
 from salesgym.envs.workflows_ui.instructions import task_card
 from salesgym.webapps.origins import TEST_DOMAIN
 from salesgym.webapps.run import Refused, Run
-from salesgym.webapps.variants import VARIANTS
 from salesgym.webapps.variants import variant as find_variant
 
 START_URL = f"http://task.{TEST_DOMAIN}/"
@@ -33,10 +31,9 @@ PAGE_TIMEOUT_MS = 30_000  # a page that does not load in this fails the action; 
 
 
 class UIRules:
-    """The family as the benchmark, the service and the conformance kit see it (its name and hooks)."""
+    """The family as the engine's callers see it on an instance (``env.family``: its name, its reset options)."""
 
     name = "workflows-ui"
-    conformance = "salesgym.envs.workflows_ui.conformance"
     reset_options = frozenset({"template", "tier"})
 
 
@@ -167,44 +164,6 @@ class WorkflowsUIEnv:
 
     >>> env = WorkflowsUIEnv(template="crm-lifecycle-reset")  # doctest: +SKIP
     """
-
-    FAMILY = "workflows-ui"
-    SCENARIO_WORDS: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {"family": "tier", "template": "workflow template . look", "n_opportunities": "apps", "horizon_days": "-"})
-    SCENARIO_TAGS: ClassVar[Mapping[str, str]] = MappingProxyType({"apps": "app", "looks": "look"})
-    WORLD_ABLATIONS: Mapping[str, str] = {}
-    TRAINING_ABLATIONS: Mapping[str, str] = {}
-    TRAJECTORY_DATA = ("clock", "told", "episode", "url")
-    KIT_IDS = ("workflows-ui-debug-v0",)  # the conformance kit runs the debug id (browser episodes are costly)
-    KIT_CAMPAIGN = True  # ... in the campaign run (pytest -m campaign), not in the default suite
-
-    @staticmethod
-    def scenario_catalogue() -> Mapping[str, Tier]:
-        """Tiers by name, each with its templates in every look (``<template>.<look>``: what split entries name)."""
-        return {name: Tier(f"{tier.description}, through the apps' pages", {
-            f"{key}.{look}": t for key, t in tier.templates.items() for look in VARIANTS})
-            for name, tier in WorkflowsEnv.scenario_catalogue().items()}  # fmt: skip
-
-    @staticmethod
-    def check_scenario(family: str, template: str, n_opportunities: int, horizon_days: int) -> None:
-        WorkflowsEnv.check_scenario(family, split_look(template)[0], n_opportunities, horizon_days)
-
-    @staticmethod
-    def scenario_kwargs(family: str, template: str, n_opportunities: int, horizon_days: int) -> dict[str, Any]:
-        name, look = split_look(template)
-        return {"template": name, "variant": look}
-
-    @staticmethod
-    def split_plan() -> dict[str, dict[str, Any]]:
-        from salesgym.envs.workflows_ui.splits import plan
-
-        return plan()
-
-    @staticmethod
-    def split_rules(manifests: Mapping[str, Any]) -> list[str]:
-        from salesgym.envs.workflows_ui.splits import rules
-
-        return rules(manifests)
 
     def __init__(self, template: str | None = None, tier: int | None = None, variant: str = "default",
                  action_set: str = "browsergym", max_actions: int = 250, max_calls: int = 60,
@@ -379,7 +338,7 @@ class WorkflowsUIEnv:
     # -- operator side ------------------------------------------------------------------------------------------
     def score(self) -> dict[str, Any]:
         out = dict(self.inner.score())
-        out["looks"] = [self.variant.name]  # a list: the report's per-look breakdown (SCENARIO_TAGS)
+        out["looks"] = [self.variant.name]  # a list: the report's per-look breakdown (its spec's scenario_tags)
         out["actions_used"] = len(self.actions)
         out["modality"] = "ui"
         return out
@@ -452,15 +411,6 @@ def _describe(action: Any) -> str:
         return json.dumps(action, sort_keys=True)[:500]
     except Exception:  # not JSON data (deep, huge, a foreign object): the observation names its type
         return f"<{type(action).__name__}>"
-
-
-def split_look(template: str) -> tuple[str, str]:
-    """A UI split entry's template field, ``<template>.<look>`` (template ids have no dot), as (template, look)."""
-    name, _, look = template.partition(".")
-    look = look or "default"
-    if look not in VARIANTS:
-        raise ValueError(f"unknown look {look!r} in {template!r}; looks: {', '.join(VARIANTS)}")
-    return name, look
 
 
 def fingerprint(obs: Mapping[str, Any]) -> str:

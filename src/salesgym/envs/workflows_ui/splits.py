@@ -10,8 +10,8 @@ two of which never appear in train. What ``salesgym splits generate --family wor
   (reworded labels; reworded, dark, compact and with reversed columns): eval's pass rate minus this one's is the
   drop on a UI the agent never saw.
 
-An entry's ``template`` is ``<template>.<look>``; ``WorkflowsUIEnv.scenario_kwargs`` splits it. A browser episode
-costs far more than a tool episode, so the UI splits hold fewer seeds than the tool splits.
+An entry's ``template`` is ``<template>.<look>``; the family's typed entry (``family.py``, ``UIScenario``) splits
+it. A browser episode costs far more than a tool episode, so the UI splits hold fewer seeds than the tool splits.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ One module per app (the CRM's activities and board in ``crm_activity.py``); ``co
 
 from __future__ import annotations
 
-from salesgym.webapps.server import AppRoutes
+from salesgym.webapps.request import AppRoutes
 from salesgym.webapps.views import crm_activity, prospecting, scheduler, sequencer, task
 
 ROUTES: dict[str, AppRoutes] = {

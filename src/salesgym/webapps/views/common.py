@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from salesgym.webapps.page import Field, Form, Notice, Pager
+from salesgym.webapps.request import Q
 from salesgym.webapps.run import Refused
-from salesgym.webapps.server import Q
 
 PAGE_SIZE = 25
 BLANK = ("", "—")

@@ -8,9 +8,9 @@ import re
 from typing import Any
 
 from salesgym.envs.workflows.apps.crm import DEFAULT_TYPE, PROPERTIES
-from salesgym.webapps.page import Cell, Field, Heading, Link, Notice, Page, Props, Redirect, Table
+from salesgym.webapps.page import Cell, Field, Heading, Link, Notice, Page, Props, Redirect, Table, Timeline
+from salesgym.webapps.request import Q
 from salesgym.webapps.run import Refused
-from salesgym.webapps.server import Q
 from salesgym.webapps.views.common import (
     PAGE_SIZE,
     keep,
@@ -185,10 +185,27 @@ def related(q: Q, object_type: str, key: str, to_type: str) -> list[tuple[dict[s
             for x in links[:25] if str(x["toObjectId"]) in by_id]  # fmt: skip
 
 
+def timeline(q: Q, object_type: str, key: str) -> Timeline:
+    items = []
+    for kind, table in (("Note", "notes"), ("Task", "tasks"), ("Meeting", "meetings")):
+        for r, _ in related(q, object_type, key, table):
+            p = r["properties"]
+            if table == "notes":
+                items.append((p.get("hs_timestamp", ""), kind, "Note", p.get("hs_note_body", "")))
+            elif table == "tasks":
+                state = titled(p.get("hs_task_status", ""))
+                items.append((p.get("hs_timestamp", ""), f"{kind} · {state}", p.get("hs_task_subject", ""),
+                              p.get("hs_task_body", "")))  # fmt: skip
+            else:
+                span = f"{when(p.get('hs_meeting_start_time'))} – {when(p.get('hs_meeting_end_time'))}"
+                outcome = titled(p.get("hs_meeting_outcome") or "")
+                items.append((p.get("hs_timestamp", ""), f"{kind} · {outcome}", p.get("hs_meeting_title", ""), span))
+    items.sort(key=lambda i: i[0], reverse=True)
+    return Timeline([(when(d), k, t, b) for d, k, t, b in items], q.word("activities"))
+
+
 def record_view(object_type: str) -> Any:
     def view(q: Q) -> Page:
-        from salesgym.webapps.views.crm_activity import timeline
-
         key = q.path["key"]
         r = record(q, object_type, key)
         names, stages = owners(q), stage_labels(q)

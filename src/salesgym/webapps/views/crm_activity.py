@@ -1,4 +1,4 @@
-"""The CRM's activity pages: a record's timeline (notes, tasks, meetings), the forms that log them
+"""The CRM's activity pages: the forms that log notes, tasks and meetings
 (``hubspot-create-engagement``), associating records (``hubspot-batch-create-associations``) and the deal
 pipeline board, where dragging a card or choosing a stage moves the deal (``hubspot-batch-update-objects``)."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from salesgym.envs.workflows.apps.crm import ASSOCIATION_TYPES, DEFAULT_TYPE, MEETING_OUTCOME, PRIORITY, TASK_TYPE
-from salesgym.webapps.page import Board, Card, Field, Form, Heading, Link, Page, Redirect, Timeline
+from salesgym.webapps.page import Board, Card, Field, Form, Heading, Link, Page, Redirect
+from salesgym.webapps.request import Q
 from salesgym.webapps.run import Refused
-from salesgym.webapps.server import Q
-from salesgym.webapps.views.common import as_int, keep, options, refusal, status_of, titled, when, write_form
+from salesgym.webapps.views.common import as_int, keep, options, refusal, status_of, titled, write_form
 from salesgym.webapps.views.crm import (
     OBJECTS,
     every,
@@ -18,30 +18,10 @@ from salesgym.webapps.views.crm import (
     owners,
     pipelines,
     record,
-    related,
 )
 
 KINDS = {"note": "NOTE", "task": "TASK", "meeting": "MEETING"}
 ID_LISTS = {"contacts": "contactIds", "companies": "companyIds", "deals": "dealIds"}  # the engagement's associations
-
-
-def timeline(q: Q, object_type: str, key: str) -> Timeline:
-    items = []
-    for kind, table in (("Note", "notes"), ("Task", "tasks"), ("Meeting", "meetings")):
-        for r, _ in related(q, object_type, key, table):
-            p = r["properties"]
-            if table == "notes":
-                items.append((p.get("hs_timestamp", ""), kind, "Note", p.get("hs_note_body", "")))
-            elif table == "tasks":
-                state = titled(p.get("hs_task_status", ""))
-                items.append((p.get("hs_timestamp", ""), f"{kind} · {state}", p.get("hs_task_subject", ""),
-                              p.get("hs_task_body", "")))  # fmt: skip
-            else:
-                span = f"{when(p.get('hs_meeting_start_time'))} – {when(p.get('hs_meeting_end_time'))}"
-                outcome = titled(p.get("hs_meeting_outcome") or "")
-                items.append((p.get("hs_timestamp", ""), f"{kind} · {outcome}", p.get("hs_meeting_title", ""), span))
-    items.sort(key=lambda i: i[0], reverse=True)
-    return Timeline([(when(d), k, t, b) for d, k, t, b in items], q.word("activities"))
 
 
 def _targets(q: Q, object_type: str, key: str) -> list[Field]:

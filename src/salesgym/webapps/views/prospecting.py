@@ -10,8 +10,8 @@ from typing import Any
 from salesgym.envs.workflows.apps.crm import INDUSTRIES
 from salesgym.envs.workflows.apps.prospecting import HEADCOUNT_BANDS, SENIORITY_CODES
 from salesgym.webapps.page import Cell, Field, Form, Heading, Link, Notice, Page, Props, Redirect, Table
+from salesgym.webapps.request import Q
 from salesgym.webapps.run import Refused
-from salesgym.webapps.server import Q
 from salesgym.webapps.views.common import PAGE_SIZE, keep, options, page_of, pager, refusal, status_of, titled
 from salesgym.webapps.views.common import write_form as _write_form
 

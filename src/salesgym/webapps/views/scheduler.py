@@ -10,8 +10,8 @@ from typing import Any
 from salesgym.envs.workflows.contract import iso, parse_iso
 from salesgym.webapps.page import Cell, Field, Form, Heading, Link, Notice, Page, Props, Redirect, Slot, Table, Text
 from salesgym.webapps.page import Week as WeekBlock
+from salesgym.webapps.request import Q
 from salesgym.webapps.run import Refused
-from salesgym.webapps.server import Q
 from salesgym.webapps.views.common import keep, options, read_only_note, refusal, status_of, when, write_form
 
 API = "https://api.calendly.com"

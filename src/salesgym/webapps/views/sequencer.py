@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from salesgym.webapps.page import Cell, Field, Form, Heading, Link, Page, Props, Redirect, Table
+from salesgym.webapps.request import Q
 from salesgym.webapps.run import Refused
-from salesgym.webapps.server import Q
 from salesgym.webapps.views.common import (
     PAGE_SIZE,
     as_int,

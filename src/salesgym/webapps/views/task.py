@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from salesgym.webapps.page import Field, Heading, Link, Notice, Page, Props, Redirect, Text, Timeline
+from salesgym.webapps.request import Q
 from salesgym.webapps.run import Refused
-from salesgym.webapps.server import Q
 from salesgym.webapps.views.common import refusal, status_of, when, write_form
 
 

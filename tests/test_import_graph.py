@@ -1,0 +1,173 @@
+"""The package's import graph, read from the source (``ast``, every import: at the top, inside functions, and
+``TYPE_CHECKING`` ones): no module imports itself back through others, and no layer imports a layer above it.
+
+Layers, bottom first (a module may import its own layer and those below):
+
+    core, cli_options        the engine and the family contract (core/family.py); shared CLI helpers
+    salesgym                 the registry (``salesgym/__init__.py``): ids and their families' specs
+    envs, webapps            the families, and the web apps the computer-use family drives
+    agents                   policies
+    testing, adapters, bench the conformance kit, trainer adapters, the benchmark; and the service's HTTP client
+                             with its wire models (serve/client.py, serve/models.py: what any caller of the
+                             service uses, the benchmark's --from-service too)
+    serve                    the service
+    cli, demo                the command line
+
+``from pkg import sub`` counts as an import of ``pkg.sub`` only (running ``pkg/__init__.py`` first is Python's
+business, not a dependency on what that file holds).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+LAYERS = (
+    ("salesgym.core", "salesgym.cli_options"),
+    ("salesgym",),
+    ("salesgym.envs", "salesgym.webapps"),
+    ("salesgym.agents",),
+    ("salesgym.testing", "salesgym.adapters", "salesgym.bench", "salesgym.serve.client", "salesgym.serve.models"),
+    ("salesgym.serve",),
+    ("salesgym.cli", "salesgym.demo"),
+)
+# Upward imports that exist today, each with why; the test fails when one disappears, so the list only shrinks.
+KNOWN_UPWARD = {
+    # the computer-use family's sweep and BrowserGym tasks replay the reference policy (operator-side tools)
+    ("salesgym.envs.workflows_ui.sweep", "salesgym.agents"),
+    ("salesgym.envs.workflows_ui.sweep", "salesgym.agents.base"),
+    ("salesgym.envs.workflows_ui.sweep", "salesgym.agents.workflows_ui.reference"),
+    ("salesgym.envs.workflows_ui.browsergym_tasks", "salesgym.agents.workflows_ui.reference"),
+    # the computer-use family's docs generator names the apps' test ids from the conformance kit's list
+    ("salesgym.envs.workflows_ui.docs", "salesgym.testing.ids"),
+}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in (SRC / "salesgym").rglob("*.py"):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _imported(node: ast.AST, module: str, is_package: bool) -> Iterator[str]:
+    if isinstance(node, ast.Import):
+        yield from (a.name for a in node.names)
+    elif isinstance(node, ast.ImportFrom):
+        if node.level:
+            base = module.split(".") if is_package else module.split(".")[:-1]
+            base = base[: len(base) - node.level + 1]
+            source = ".".join([*base, *([node.module] if node.module else [])])
+        else:
+            source = node.module or ""
+        yield from (f"{source}.{a.name}" for a in node.names)
+
+
+def graph() -> dict[str, set[str]]:
+    """module -> the package modules it imports (a name resolved to the longest module it names)."""
+    mods = modules()
+    edges: dict[str, set[str]] = {m: set() for m in mods}
+    for module, path in mods.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for name in _imported(node, module, path.name == "__init__.py"):
+                while name and name not in mods:
+                    name = name.rpartition(".")[0]
+                if name and name != module:
+                    edges[module].add(name)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def layer(module: str) -> int:
+    """The layer of a module: that of the longest layer name it is, or is inside."""
+    best, depth = -1, -1
+    for i, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and name.count(".") > depth:
+                best, depth = i, name.count(".")
+    assert best >= 0, f"{module} belongs to no layer: add it to LAYERS"
+    return best
+
+
+@pytest.fixture(scope="module")
+def edges() -> dict[str, set[str]]:
+    return graph()
+
+
+def test_the_graph_is_read_whole(edges: dict[str, set[str]]) -> None:
+    assert len(edges) > 200 and "salesgym.core.family" in edges
+    assert "salesgym.core.env" in edges["salesgym.envs.territory.env"]
+    assert "salesgym.bench.splits" in edges["salesgym.bench.runner"]  # function-level imports count too
+
+
+def test_no_module_imports_itself_back(edges: dict[str, set[str]]) -> None:
+    assert cycles(edges) == []
+
+
+def test_no_layer_imports_one_above_it(edges: dict[str, set[str]]) -> None:
+    upward = {(a, b) for a, targets in edges.items() for b in targets if layer(b) > layer(a)}
+    assert upward - KNOWN_UPWARD == set(), "an upward import (move the shared code down a layer)"
+    assert KNOWN_UPWARD - upward == set(), "a known upward import is gone: take it off KNOWN_UPWARD"
+
+
+def test_core_imports_no_family_and_families_no_benchmark_or_service(edges: dict[str, set[str]]) -> None:
+    for module, targets in edges.items():
+        if module.startswith("salesgym.core"):
+            assert all(t.startswith("salesgym.core") for t in targets), (module, targets)
+        if module.startswith("salesgym.envs"):
+            bad = {t for t in targets if t.split(".")[1:2] in (["bench"], ["serve"], ["adapters"], ["cli"])}
+            assert not bad, (module, bad)
+
+
+def test_the_checks_can_fail() -> None:
+    looped = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(looped) == [["a", "b", "c"]]
+    assert layer("salesgym.core.family") < layer("salesgym.envs.desk.family") < layer("salesgym.bench.runner")
