@@ -10,7 +10,8 @@ from token_fakes import PREFIX, THINK, call_text, make_tokenizer
 
 import salesgym
 from salesgym.adapters.clients import ScriptedClient
-from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, group_rollout, parse_tool_call, play
+from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, group_rollout, play
+from salesgym.agents.llm.text_calls import parse_tool_call
 
 PORTFOLIO = call_text("view_opportunity", {"opportunity_id": None, "page": 0})
 WAIT = call_text("wait", {"hours": 2.0, "until": None})

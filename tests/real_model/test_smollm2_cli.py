@@ -44,6 +44,7 @@ os.environ[KEY_ENV] = "not-needed-by-a-local-server"
 START_S = 600  # loading a model on a busy 2-core machine
 SPLITS = ("debug", "desk-eval", "workflows-eval")  # one task each: territory, desk, workflows
 MAX_STEPS = "2"
+MAX_TOKENS = "256"  # room to close a call: transformers serve answers 500 to a tool call cut off mid-JSON
 
 
 def _free_port() -> int:
@@ -130,7 +131,7 @@ def test_smollm2_plays_a_task_of_every_family_from_the_cli(split: str, served: t
     result = CliRunner().invoke(app, [
         "bench", "--split", split, "--episodes", "1", "-p", "llm", "--model", model,
         "--base-url", f"http://127.0.0.1:{proxy.port}/v1", "--api-key-env", KEY_ENV,
-        "--context-tokens", str(smollm2.CONTEXT_TOKENS), "--max-tokens", "64", "--max-steps", MAX_STEPS,
+        "--context-tokens", str(smollm2.CONTEXT_TOKENS), "--max-tokens", MAX_TOKENS, "--max-steps", MAX_STEPS,
         "--timeout", "1800", "--llm-set", "max_retries=0",  # a model on a busy CPU: slow, never retried
         "--workers", "1", "--db", str(db),
     ], env={"COLUMNS": "200"})  # fmt: skip

@@ -15,9 +15,7 @@ attached operator side. :func:`group_rollout` plays N copies of one world: one r
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -26,33 +24,10 @@ import salesgym
 from salesgym.adapters.chat_tokens import ChatTokens, Message, Tokenizer
 from salesgym.adapters.clients import ModelClient, turn_seed
 from salesgym.agents.llm.policy import DEFAULT_SYSTEM, NUDGE, observation_text
+from salesgym.agents.llm.text_calls import parse_tool_call
 from salesgym.core.events import sha256_of
 
 FORMAT = "salesgym-token-trajectory/1"
-_TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
-
-
-def parse_tool_call(text: str) -> tuple[Any, dict[str, Any] | None]:
-    """The action a reply makes and its tool call for the transcript (None when it has none).
-
-    The first ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` block (the Hermes / Qwen format)
-    is the call. Text that is not such a call is sent as it is, so the environment refuses exactly what the
-    model wrote (one counted invalid action)."""
-    match = _TOOL_CALL.search(text)
-    if match is None:
-        return text, None
-    body = match.group(1)
-    try:
-        call = json.loads(body)
-    except ValueError:
-        return body, None
-    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-        return body, None
-    args = call.get("arguments", {})
-    if isinstance(args, str):  # some models write the arguments as a JSON text
-        with contextlib.suppress(ValueError):
-            args = json.loads(args)
-    return {"tool": call["name"], "args": args}, {"name": call["name"], "arguments": args}
 
 
 @dataclass(frozen=True)

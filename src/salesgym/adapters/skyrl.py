@@ -8,7 +8,7 @@ extras=row)``, gives ``init`` the row's prompt and then every model reply, as te
   schemas, with the Hermes / Qwen call format) as the system message, the first observation as the user
   message. The row's own prompt is only a placeholder (:func:`task_rows` writes the task key there).
 * ``step`` parses the reply's first ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` block
-  (:func:`salesgym.adapters.rollout.parse_tool_call`) and steps it; a reply without one is refused by the
+  (:func:`salesgym.agents.llm.text_calls.parse_tool_call`) and steps it; a reply without one is refused by the
   environment as one counted invalid action, as always. The answer is the observation text (a ``user``
   message), the reward is the step's reward, ``done`` is the episode's end or ``max_turns``.
 * The final step's ``metadata`` carries the operator-side report (return, event-log hash, the verifier's
@@ -31,9 +31,9 @@ from skyrl_gym import register, registry
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 
 import salesgym
-from salesgym.adapters.rollout import parse_tool_call
 from salesgym.adapters.tool_episode import SplitTask, ToolEpisode, split_tasks
 from salesgym.adapters.tool_prompt import system_with_tools
+from salesgym.agents.llm.text_calls import parse_tool_call
 
 __all__ = ["ENV_CLASS", "SalesgymTextEnv", "register_envs", "split_rows", "system_prompt", "task_rows"]
 

@@ -4,7 +4,7 @@ A chat template that supports tools renders the ``tools=`` it is given (Qwen2.5 
 message with its call format). Many do not, and drop them without a word (SmolLM2's template renders only
 role and content): the model then sees no tool list and no call format. For such templates salesgym writes
 them itself, in the Hermes / Qwen format every tool-call parser here reads
-(:func:`salesgym.adapters.rollout.parse_tool_call`):
+(:func:`salesgym.agents.llm.text_calls.parse_tool_call`):
 
 * the system message is the task card, then the tools' OpenAI schemas in ``<tools></tools>`` and how to call
   one (:func:`system_with_tools`);

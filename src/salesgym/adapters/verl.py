@@ -34,8 +34,9 @@ from typing import Any
 
 import salesgym
 from salesgym.adapters.clients import Generation
-from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, parse_tool_call, play
+from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, play
 from salesgym.adapters.verl_tools import FlatTools
+from salesgym.agents.llm.text_calls import parse_tool_call
 
 AGENT_NAME = "salesgym"  # the rows' agent_name, and the name the loop is registered under
 TASK_KEY = "salesgym_task"  # where a row keeps its task, inside extra_info

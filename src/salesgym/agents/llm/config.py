@@ -47,7 +47,9 @@ class LLMConfig:
     Budgets per episode (``None``: none): ``token_budget`` (prompt plus completion tokens as the endpoint
     reports them) and ``wall_budget_s``; when one is spent the episode ends with ``token_budget`` /
     ``wall_budget``. Failures: ``max_no_tool_call`` consecutive replies without a tool call end the episode;
-    at most ``max_calls_per_reply`` tool calls of one reply are carried out.
+    at most ``max_calls_per_reply`` tool calls of one reply are carried out. ``text_tool_calls``: a reply with no
+    tool call whose text has ``<tool_call>`` blocks (a server that parses none) makes those calls
+    (:mod:`salesgym.agents.llm.text_calls`).
     """
 
     model: str = ""
@@ -78,6 +80,7 @@ class LLMConfig:
     wall_budget_s: float | None = None
     max_no_tool_call: int = 3
     max_calls_per_reply: int = 8
+    text_tool_calls: bool = True
 
     def __post_init__(self) -> None:
         problems = []

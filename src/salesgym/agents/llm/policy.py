@@ -48,6 +48,7 @@ from salesgym.agents.llm.context import (
     render_tables,
     result_text,
 )
+from salesgym.agents.llm.text_calls import calls_in_text
 from salesgym.agents.llm.tokens import TokenEstimator, json_chars
 
 FAILURE_KINDS = ("no_tool_call", "malformed_call", "refused_call", "endpoint_error", "extra_tool_calls")
@@ -264,8 +265,11 @@ class LLMPolicy(Policy):
                 self._stop(f"endpoint_error: {exc.reason}")
             self._account(completion, prompt)
             message = completion.message
-            self._turn.messages.append(message)
             calls = message.get("tool_calls") or []
+            if not calls and c.text_tool_calls and "<tool_call>" in str(message.get("content") or ""):
+                content, calls = calls_in_text(str(message["content"]))  # a server that parses no tool calls
+                message = {**message, "content": content or None, "tool_calls": calls}
+            self._turn.messages.append(message)
             if calls:
                 self._no_tool_run = 0
                 self._take(message, calls)
