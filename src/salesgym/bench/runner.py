@@ -20,7 +20,7 @@ import select
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing import get_all_start_methods, get_context
@@ -119,6 +119,7 @@ class EpisodeSpec:
     private: bool = False
     env_id: str = ENV_ID
     pack: str | None = None  # the template pack's directory of a split cut over one
+    env_options: tuple[tuple[str, Any], ...] = ()  # more ``make`` arguments (a desk's language-model buyer)
 
     @property
     def policy_spec(self) -> PolicySpec:
@@ -161,12 +162,13 @@ def territory_kwargs(territory: Territory | Slot, env_id: str = ENV_ID) -> dict[
     return dict(zip(("family", "template", "n_opportunities", "horizon_days"), fields, strict=True))
 
 
-def make_env(territory: Territory, ablation: str | None, env_id: str = ENV_ID, pack: str | None = None) -> Any:
+def make_env(territory: Territory, ablation: str | None, env_id: str = ENV_ID, pack: str | None = None,
+             options: Sequence[tuple[str, Any]] = ()) -> Any:  # fmt: skip
     """The environment of one split territory (``territory_kwargs``), with the ablation if any, from the template
-    pack at ``pack`` if its split was cut over one."""
+    pack at ``pack`` if its split was cut over one, with more ``make`` arguments ``options``."""
     import salesgym
 
-    kwargs = territory_kwargs(territory, env_id)
+    kwargs = {**territory_kwargs(territory, env_id), **dict(options)}
     if ablation is not None:
         kwargs["ablation"] = ablation
     if pack is not None:
@@ -201,7 +203,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
     steps = 0
     tool_calls = 0
     try:
-        env = make_env(t, spec.ablation, spec.env_id, spec.pack)
+        env = make_env(t, spec.ablation, spec.env_id, spec.pack, spec.env_options)
         env.reset(seed=t.seed)  # the oracle's hidden truth is read before its episode starts (operator side)
         build = spec.policy_spec
         family = family_of(spec.env_id)
@@ -433,6 +435,7 @@ class RunConfig:
     trials: int = 1
     agents: tuple[PolicySpec, ...] = ()  # the policies that are not registered ones (--agent, --policy llm)
     env_id: str = ENV_ID
+    env_options: tuple[tuple[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -454,6 +457,8 @@ class RunConfig:
         if self.env_id != ENV_ID:  # likewise: the territory's runs keep their ids
             out["env_id"] = self.env_id
             out["family"] = family_of(self.env_id)
+        if self.env_options:  # likewise: a run with other environment arguments is another run
+            out["env_options"] = dict(self.env_options)
         return out
 
     def run_id(self, package_version: str) -> str:
@@ -545,6 +550,7 @@ def plan(
     ablation: str | None,
     max_steps: int,
     trials: int = 1,
+    env_options: Mapping[str, Any] | None = None,
 ) -> tuple[RunConfig, list[EpisodeSpec]]:
     if episodes is not None and episodes < 1:
         raise BenchError(f"--episodes must be >= 1, got {episodes}")
@@ -556,6 +562,7 @@ def plan(
         raise BenchError(f"{manifest.path or manifest.name}: {pack_message(manifest)}")
     territories = manifest.limited(episodes)
     specs = _specs(policies)
+    options = tuple(sorted((env_options or {}).items()))
     config = RunConfig(
         split=manifest.name,
         split_sha256=manifest.sha256,
@@ -568,10 +575,11 @@ def plan(
         trials=trials,
         agents=tuple(s for s in specs if s.kind != BUILTIN),
         env_id=manifest.env_id,
+        env_options=options,
     )
     episodes_ = [
         EpisodeSpec(s.name, t, ablation, max_steps, k, None if s.kind == BUILTIN else s, manifest.private,
-                    manifest.env_id, manifest.pack_dir)
+                    manifest.env_id, manifest.pack_dir, options)
         for s in specs
         for t in territories
         for k in range(trials)
@@ -593,13 +601,14 @@ def run_benchmark(
     retry_errors: bool = False,
     on_plan: Callable[[int, int], None] | None = None,
     on_result: Callable[[EpisodeRecord], None] | None = None,
+    env_options: Mapping[str, Any] | None = None,
 ) -> RunOutcome:
     """Create or resume the run for this configuration and play only the missing episodes.
 
     ``policies`` are registered names or :class:`PolicySpec` s. ``on_plan(to_play, already_done)`` is called
     once before playing; ``on_result`` after each episode.
     """
-    config, specs = plan(manifest, policies, episodes, ablation, max_steps, trials)
+    config, specs = plan(manifest, policies, episodes, ablation, max_steps, trials, env_options)
     version = package_version()
     run = store.ensure_run(
         RunRecord(

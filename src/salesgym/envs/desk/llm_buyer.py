@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -344,3 +345,31 @@ def usage(log: EventLog, config: LLMBuyer) -> dict[str, Any]:
 def _clip(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= ERROR_MAX else text[: ERROR_MAX - 3] + "..."
+
+
+def bench_options(family: str, buyer: str | None, model: str | None, base_url: str | None,
+                  api_key_env: str | None) -> dict[str, str | None]:  # fmt: skip
+    """``salesgym bench``'s ``--buyer`` options as the desk's ``make`` arguments (none for the rule-based
+    buyer, so its runs keep their ids), after asking the buyer's endpoint once; ``ValueError`` says what is
+    wrong in one line."""
+    if buyer in (None, "rules"):
+        if model is not None or base_url is not None or api_key_env is not None:
+            raise ValueError("--buyer-model, --buyer-base-url and --buyer-api-key-env apply to --buyer llm")
+        return {}
+    if buyer != "llm":
+        raise ValueError(f"--buyer must be rules or llm, got {buyer!r}")
+    if family != "desk":
+        raise ValueError(f"--buyer llm applies to desk splits; this split is a {family} split")
+    config = LLMBuyer(model or "", base_url, api_key_env or "OPENAI_API_KEY")
+    if not os.environ.get(config.api_key_env):
+        raise ValueError(f"set ${config.api_key_env} to the buyer endpoint's API key (any value for a local server "
+                         "that ignores it), or name another with --buyer-api-key-env")  # fmt: skip
+    from salesgym.agents.llm.client import ChatClient
+
+    info = ChatClient(ModelBuyer(config).llm).probe()
+    if info.unreachable is not None or info.refused is not None:
+        raise ValueError(f"the buyer endpoint {base_url or 'api.openai.com'} "
+                         + (f"does not answer ({info.unreachable})" if info.unreachable else
+                            f"refused the key in ${config.api_key_env} ({info.refused})"))  # fmt: skip
+    return {"buyer": "llm", "buyer_model": config.model, "buyer_base_url": base_url,
+            "buyer_api_key_env": config.api_key_env}  # fmt: skip
