@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 pytest.importorskip("openai")
 
+from salesgym.agents.base import Replay, rollout
+from salesgym.bench import runner
 from salesgym.bench import splits as sp
 from salesgym.bench.store import Store
 from salesgym.cli import app
@@ -43,14 +45,26 @@ def test_bench_runs_the_desk_against_a_language_model_buyer(tmp_path: Path) -> N
         runs = store.runs()
         assert len(runs) == 2
         llm_run = next(r for r in runs if "env_options" in r.config)
+        rules_run = next(r for r in runs if r is not llm_run)
         [episode] = store.episodes(llm_run.id)
-        [rules] = store.episodes(next(r for r in runs if r is not llm_run).id)
+        [rules] = store.episodes(rules_run.id)
+        trajectory = store.trajectory(llm_run.id, "quote-then-fit", first.id)
+        rules_trajectory = store.trajectory(rules_run.id, "quote-then-fit", first.id)
     assert llm_run.config["env_options"]["buyer_model"] == "scripted-buyer"
     assert "sk-buyer-not-a-real-key" not in str(llm_run.config)  # the key stays in its variable
     m = episode.metrics
     assert episode.status == "ok" and m["buyer_replies"] == asked and m["buyer_prompt_tokens"] > 0
     assert m["buyer_errors"] == 0 and m["conversions"] >= 1
     assert "buyer_replies" not in rules.metrics  # the rule-based desk's score is unchanged
+    assert "counterparty_tape" not in rules_trajectory
+
+    # offline replay of the stored episode, the server stopped: its calls, its buyer tape, the same event log
+    options = tuple(sorted(llm_run.config["env_options"].items()))
+    env = runner.make_env(first, None, "desk-v0", None, options)
+    assert env.load_buyer_tape(trajectory["counterparty_tape"]) == asked
+    list(rollout(env, Replay([turn["action"] for turn in trajectory["turns"]]), first.seed))
+    assert env.event_log_hash() == trajectory["event_log_sha256"] and env.family.buyer.sent == 0
+    assert env.score()["primary"] == m["primary"]
 
 
 @pytest.mark.parametrize(

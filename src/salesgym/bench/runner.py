@@ -230,6 +230,10 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
             }
         )
         trajectory = _jsonable(recorder.trajectory)
+        tape = getattr(env, "counterparty_tape", None)  # a model counterparty's replies: what a replay needs
+        if tape is not None and tape():
+            trajectory["counterparty_tape"] = _jsonable(tape())
+            trajectory["event_log_sha256"] = env.event_log_hash()
         if spec.private:  # a private split's seed rebuilds its world: it stays with the episode row only
             trajectory["seed"] = None
         record = _jsonable(trajectory.get("totals") or {})

@@ -206,12 +206,18 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
                          verifier_key=verifier_key, **options)  # fmt: skip
 
     def load_buyer_tape(self, events: Iterable[Mapping[str, Any]]) -> int:
-        """Put a recorded episode's buyer replies (its ``buyer_replied`` events) on this desk's tape, so playing
-        the same calls again replays them without asking the model; returns how many."""
+        """Put a recorded episode's buyer replies (its ``buyer_replied`` events, or the records of
+        ``counterparty_tape``) on this desk's tape, so playing the same calls again replays them without asking
+        the model; returns how many."""
         buyer: ModelBuyer | None = self.family.buyer  # type: ignore[attr-defined]
         if buyer is None:
             raise ValueError("this desk's buyers are rule-based: there is no buyer tape to load")
         return buyer.load(events)
+
+    def counterparty_tape(self) -> list[dict[str, Any]]:
+        """This episode's buyer-model replies in order (``buyer_replied`` payloads; none with rule-based buyers):
+        the benchmark keeps them with the episode's trajectory, so it replays offline (``load_buyer_tape``)."""
+        return [dict(e.payload) for e in self._log if e.kind == "buyer_replied"]
 
     @property
     def minutes_per_day(self) -> float:

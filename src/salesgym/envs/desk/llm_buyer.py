@@ -210,12 +210,12 @@ class ModelBuyer:
         self._client: Any = None
 
     def load(self, events: Iterable[Mapping[str, Any]]) -> int:
-        """Put every ``buyer_replied`` record of an event log on the tape; returns how many."""
+        """Put every ``buyer_replied`` record of an event log (or the bare records) on the tape; returns how many."""
         n = 0
         for e in events:
-            if e.get("kind") == "buyer_replied":
-                payload = dict(e["payload"])
-                self.tape[str(payload["request_sha256"])] = payload
+            record = e["payload"] if e.get("kind") == "buyer_replied" else e if "request_sha256" in e else None
+            if record is not None:
+                self.tape[str(record["request_sha256"])] = dict(record)
                 n += 1
         return n
 
