@@ -166,6 +166,8 @@ def test_bad_buyer_configurations_fail_clearly() -> None:
         salesgym.make("desk-v0", n_leads=4, buyer="robot")
     with pytest.raises(ValueError, match="apply to buyer='llm'"):
         salesgym.make("desk-v0", n_leads=4, buyer_model="m")
+    with pytest.raises(ValueError, match=r"unknown language-model buyer setting.*tempreature"):
+        salesgym.make("desk-v0", n_leads=4, buyer={"model": "m", "tempreature": 1.0})
     with pytest.raises(ValueError, match="prompt_variant"):
         LLMBuyer("m", prompt_variant=4)
     env = salesgym.make("desk-v0", n_leads=4)

@@ -119,6 +119,11 @@ def configure(buyer: object, model: str | None, base_url: str | None, api_key_en
     if isinstance(buyer, LLMBuyer):
         return buyer
     if isinstance(buyer, Mapping):
+        fields = {f.name for f in dataclasses.fields(LLMBuyer)}
+        unknown = sorted(map(str, set(buyer) - fields))
+        if unknown:
+            raise ValueError(f"unknown language-model buyer setting(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(sorted(fields))}")  # fmt: skip
         return LLMBuyer(**dict(buyer))
     if buyer == "rules":
         if model is not None or base_url is not None:
