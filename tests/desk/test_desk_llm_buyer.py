@@ -186,3 +186,15 @@ def test_the_rule_based_desk_is_unchanged_and_has_no_pitch() -> None:
         spoken_propose = next(t for t in spoken.tool_schemas() if t["function"]["name"] == "calling_propose_offer")
     assert "pitch" in spoken_propose["function"]["parameters"]["properties"]
     assert KEY_ENV  # the key's variable is set by the helpers, never stored
+
+
+@pytest.mark.parametrize("key", ["buyer", "buyer_model", "buyer_base_url", "buyer_api_key_env"])
+def test_a_service_caller_cannot_name_a_buyer_endpoint_or_its_key_variable(key: str) -> None:
+    """A caller who named the endpoint and the variable holding its key could have the service send its own
+    secrets (the verifier's key) to any address: the service refuses every buyer argument."""
+    from salesgym.serve.sessions import ServiceError, _make
+
+    kwargs = {"buyer": "llm", "buyer_model": "m", "buyer_base_url": "http://attacker.example/v1",
+              "buyer_api_key_env": "SALESGYM_VERIFIER_KEY"}  # fmt: skip
+    with pytest.raises(ServiceError, match=f"{key}.*cannot be set by a caller"):
+        _make("desk-v0", {"n_leads": 4, key: kwargs[key]}, 1)
