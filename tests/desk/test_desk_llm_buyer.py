@@ -14,7 +14,8 @@ pytest.importorskip("openai")
 import salesgym
 from salesgym.envs.desk import personas
 from salesgym.envs.desk.archetypes import ARCHETYPES, VARIANTS
-from salesgym.envs.desk.llm_buyer import RESPONSE_FORMAT, LLMBuyer
+from salesgym.envs.desk.contract import cover_need
+from salesgym.envs.desk.llm_buyer import RESPONSE_FORMAT, LLMBuyer, prompt_variant
 from salesgym.testing.scripted_openai import ScriptedOpenAI, drop, http_error, text_reply
 
 
@@ -145,18 +146,23 @@ def test_persona_prompts_four_wordings_and_every_style() -> None:
     assert set(personas.PERSONAS) == {a.name for a in ARCHETYPES}
 
 
-def test_the_prompt_variant_is_drawn_per_lead_or_fixed() -> None:
+@pytest.mark.parametrize("fixed", [None, 2])
+def test_the_prompt_variant_is_drawn_per_lead_or_fixed(fixed: int | None) -> None:
     with ScriptedOpenAI({lead_seed(f"L00{i}"): [reply("reject", "No.", "not_convinced")] for i in range(8)}) as s:
-        env = llm_desk(s.base_url)
+        env = llm_desk(s.base_url, prompt_variant=fixed)
         for i in range(8):
             act(env, "calling_start_call", lead_id=f"L00{i}")
             offer(env, f"L00{i}")
             act(env, "calling_end_call", disposition="other")
-        systems = [r["body"]["messages"][0]["content"] for r in s.requests]
-    openings = {text[:30] for text in systems}
-    assert len(openings) > 1  # several wordings over eight leads
-    assert {text[:30] for text in systems} <= {w[:30] for w in personas.PROMPT_VARIANTS} | {
-        t[:30] for t in systems if t.startswith("How you decide")}
+        systems = {r["seed"]: r["body"]["messages"][0]["content"] for r in s.requests}
+    world = env._world
+    used = set()
+    for lead in world.leads.values():
+        k = prompt_variant(env.family.buyer.config, world, lead.id)
+        used.add(k)
+        expected = personas.system_prompt(lead, world.variant, k, cover_need("TERM", lead.income, lead.dependents))
+        assert systems[lead_seed(lead.id)] == expected
+    assert used == {fixed} if fixed is not None else len(used) > 1  # fixed, or drawn: several wordings
 
 
 def test_bad_buyer_configurations_fail_clearly() -> None:
