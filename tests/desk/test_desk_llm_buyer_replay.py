@@ -53,6 +53,17 @@ def test_an_episode_replays_byte_identically_with_the_server_stopped() -> None:
     assert json.dumps(env.event_log(), sort_keys=True) == json.dumps(log, sort_keys=True)
     assert env.replay().leads == env._state.leads  # and the fold of the log rebuilds the same state
 
+    strict = llm_desk(url, n_leads=8, offline=True)  # offline: the tape or a buyer error, never a request
+    strict.load_buyer_tape(log)
+    list(rollout(strict, Replay(actions), SEED))
+    assert strict.event_log_hash() == digest and strict.family.buyer.sent == 0
+    diverged = llm_desk(url, n_leads=8, offline=True)
+    diverged.load_buyer_tape(log)
+    act(diverged, "calling_start_call", lead_id="L001")
+    out = offer(diverged, "L001", pitch="a pitch never recorded")["output"]
+    assert out["decision"] == "no_answer" and "not on the buyer tape" in out["buyer_error"]
+    assert diverged.family.buyer.sent == 0
+
     bare = llm_desk(url, n_leads=8)  # without the tape the stopped server is asked, and fails: not the same
     list(rollout(bare, Replay(actions), SEED))
     assert bare.event_log_hash() != digest and bare.family.buyer.sent > 0

@@ -79,7 +79,8 @@ class LLMBuyer:
 
     ``prompt_variant`` (0-3) words every persona the same way; ``None`` draws one per lead, keyed by the world's
     seed. ``seed`` is mixed with the world's seed and the lead's id into each request's sampling seed.
-    ``price_in`` / ``price_out``: dollars per million prompt / completion tokens, for the buyer's cost."""
+    ``price_in`` / ``price_out``: dollars per million prompt / completion tokens, for the buyer's cost.
+    ``offline``: never send a request; one not on the tape is a buyer error (a strict replay)."""
 
     model: str
     base_url: str | None = None
@@ -92,6 +93,7 @@ class LLMBuyer:
     prompt_variant: int | None = None
     price_in: float | None = None
     price_out: float | None = None
+    offline: bool = False
 
     def __post_init__(self) -> None:
         problems = []
@@ -244,6 +246,10 @@ class ModelBuyer:
         record: dict[str, Any] = {"lead_id": lead_id, "request_sha256": digest, "model": self.config.model,
                                   "content": None, "say": None, "error": None, "attempts": 1,
                                   "usage": {"prompt_tokens": 0, "completion_tokens": 0}}  # fmt: skip
+        if self.config.offline:  # a strict replay: what is not on the tape is not asked
+            record["error"] = "the request is not on the buyer tape (offline: no request is sent)"
+            self.tape[digest] = record
+            return record
         self.sent += 1
         try:
             if self._client is None:
