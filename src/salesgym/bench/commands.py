@@ -272,6 +272,19 @@ def _first_world(manifest: sp.Manifest) -> None:
         raise BenchError(f"{manifest.name}: cannot build and score {first.id}: {type(e).__name__}: {e}") from e
 
 
+def _buyer_options(family: str, buyer: str | None, model: str | None, base_url: str | None,
+                   key_env: str | None) -> dict[str, str | None]:  # fmt: skip
+    """``--buyer`` and its options as the environment's arguments (the desk says what they mean)."""
+    if buyer is None and model is None and base_url is None and key_env is None:
+        return {}
+    from salesgym.envs.desk.llm_buyer import bench_options
+
+    try:
+        return dict(bench_options(family, buyer, model, base_url, key_env))
+    except (ValueError, ImportError) as e:
+        raise BenchError(str(e)) from None
+
+
 def _default_split(family: str | None) -> str:
     """The default split of a family (its spec's ``default_split``); without one, the first registered family's."""
     import salesgym
@@ -420,12 +433,14 @@ def _dry_run(
     max_steps: int,
     prices: an.Prices | None,
     workers: int,
+    env_options: dict[str, str | None] | None = None,
 ) -> None:
     """Play ``sample`` episodes of each policy (trial 0), write nothing, and project the whole run."""
     from salesgym.bench import runner
 
     n_full = len(manifest.limited(episodes)) * trials
-    _, todo = runner.plan(manifest, specs, min(sample, len(manifest.limited(episodes))), ablation, max_steps, 1)
+    _, todo = runner.plan(manifest, specs, min(sample, len(manifest.limited(episodes))), ablation, max_steps, 1,
+                          env_options)  # fmt: skip
     progress = bar.make(err)
     task = progress.add_task(f"{manifest.name} (dry run)", total=len(todo))
     played: list[EpisodeRecord] = []
@@ -515,6 +530,14 @@ def bench(
     wall_budget: lo.WallBudget = None,
     send_seed: lo.SendSeed = None,
     llm_set: lo.LLMSet = None,
+    buyer: Annotated[str | None, typer.Option(help="desk: who plays the buyers: rules (default) or llm")] = None,
+    buyer_model: Annotated[str | None, typer.Option(help="--buyer llm: the buyer's model name")] = None,
+    buyer_base_url: Annotated[
+        str | None, typer.Option(help="--buyer llm: the buyer's OpenAI-compatible endpoint")
+    ] = None,
+    buyer_api_key_env: Annotated[
+        str | None, typer.Option(help="--buyer llm: environment variable holding its key (default OPENAI_API_KEY)")
+    ] = None,
     from_service: Annotated[
         str | None,
         typer.Option(help="score an agent's sessions of this split's tasks on a salesgym service at this URL "
@@ -591,6 +614,7 @@ def bench(
         if verifier_key_file is not None:
             os.environ[KEY_FILE_ENV] = _verifier_key(verifier_key_file)  # before any worker starts: they inherit it
         abl = runner.validate_ablation(ablation, manifest.env_id)
+        env_options = _buyer_options(env_family, buyer, buyer_model, buyer_base_url, buyer_api_key_env)
         if ray_address and backend is not BackendName.ray:
             raise BenchError("--ray-address only applies to --backend ray")
         prices = load_prices(price_in, price_out, price_cached, prices_file)
@@ -640,6 +664,7 @@ def bench(
             _dry_run(
                 manifest, specs, chosen, sample=dry_run_episodes, episodes=episodes, trials=trials, ablation=abl,
                 max_steps=max_steps, prices=prices, workers=n_workers if chosen.name == "local" else 1,
+                env_options=env_options,
             )
         except (KeyboardInterrupt, _Terminated):
             _fail("interrupted; a dry run writes nothing", 130)
@@ -701,6 +726,7 @@ def bench(
                 retry_errors=retry_errors,
                 on_plan=on_plan,
                 on_result=on_result,
+                env_options=env_options,
             )
     except KeyboardInterrupt:
         store.close()

@@ -134,6 +134,7 @@ class EpisodeSpec:
     private: bool = False
     env_id: str = field(default_factory=lambda: unnamed_env_id())  # a manifest's, when it names none
     pack: str | None = None  # the template pack's directory of a split cut over one
+    env_options: tuple[tuple[str, Any], ...] = ()  # more ``make`` arguments (a desk's language-model buyer)
 
     @property
     def policy_spec(self) -> PolicySpec:
@@ -172,12 +173,13 @@ def territory_kwargs(territory: Territory | Slot, env_id: str) -> dict[str, Any]
     return salesgym.family(env_id).scenario(territory.columns).make_kwargs()
 
 
-def make_env(territory: Territory, ablation: str | None, env_id: str, pack: str | None = None) -> Any:
+def make_env(territory: Territory, ablation: str | None, env_id: str, pack: str | None = None,
+             options: Sequence[tuple[str, Any]] = ()) -> Any:  # fmt: skip
     """The environment of one split territory (``territory_kwargs``), with the ablation if any, from the template
-    pack at ``pack`` if its split was cut over one."""
+    pack at ``pack`` if its split was cut over one, with more ``make`` arguments ``options``."""
     import salesgym
 
-    kwargs = territory_kwargs(territory, env_id)
+    kwargs = {**territory_kwargs(territory, env_id), **dict(options)}
     if ablation is not None:
         kwargs["ablation"] = ablation
     if pack is not None:
@@ -212,7 +214,7 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
     steps = 0
     tool_calls = 0
     try:
-        env = make_env(t, spec.ablation, spec.env_id, spec.pack)
+        env = make_env(t, spec.ablation, spec.env_id, spec.pack, spec.env_options)
         env.reset(seed=t.seed)  # the oracle's hidden truth is read before its episode starts (operator side)
         build = spec.policy_spec
         family = family_of(spec.env_id)
@@ -239,6 +241,10 @@ def run_episode(spec: EpisodeSpec) -> EpisodeRecord:
             }
         )
         trajectory = _jsonable(recorder.trajectory)
+        tape = getattr(env, "counterparty_tape", None)  # a model counterparty's replies: what a replay needs
+        if tape is not None and tape():
+            trajectory["counterparty_tape"] = _jsonable(tape())
+            trajectory["event_log_sha256"] = env.event_log_hash()
         if spec.private:  # a private split's seed rebuilds its world: it stays with the episode row only
             trajectory["seed"] = None
         record = _jsonable(trajectory.get("totals") or {})
@@ -444,6 +450,7 @@ class RunConfig:
     trials: int = 1
     agents: tuple[PolicySpec, ...] = ()  # the policies that are not registered ones (--agent, --policy llm)
     env_id: str = field(default_factory=lambda: unnamed_env_id())  # a manifest's, when it names none
+    env_options: tuple[tuple[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -465,6 +472,8 @@ class RunConfig:
         if self.env_id != unnamed_env_id():  # likewise: runs of manifests that name no env_id keep their ids
             out["env_id"] = self.env_id
             out["family"] = family_of(self.env_id)
+        if self.env_options:  # likewise: a run with other environment arguments is another run
+            out["env_options"] = dict(self.env_options)
         return out
 
     def run_id(self, package_version: str) -> str:
@@ -556,6 +565,7 @@ def plan(
     ablation: str | None,
     max_steps: int,
     trials: int = 1,
+    env_options: Mapping[str, Any] | None = None,
 ) -> tuple[RunConfig, list[EpisodeSpec]]:
     if episodes is not None and episodes < 1:
         raise BenchError(f"--episodes must be >= 1, got {episodes}")
@@ -567,6 +577,7 @@ def plan(
         raise BenchError(f"{manifest.path or manifest.name}: {pack_message(manifest)}")
     territories = manifest.limited(episodes)
     specs = _specs(policies)
+    options = tuple(sorted((env_options or {}).items()))
     config = RunConfig(
         split=manifest.name,
         split_sha256=manifest.sha256,
@@ -579,10 +590,11 @@ def plan(
         trials=trials,
         agents=tuple(s for s in specs if s.kind != BUILTIN),
         env_id=manifest.env_id,
+        env_options=options,
     )
     episodes_ = [
         EpisodeSpec(s.name, t, ablation, max_steps, k, None if s.kind == BUILTIN else s, manifest.private,
-                    manifest.env_id, manifest.pack_dir)
+                    manifest.env_id, manifest.pack_dir, options)
         for s in specs
         for t in territories
         for k in range(trials)
@@ -604,13 +616,14 @@ def run_benchmark(
     retry_errors: bool = False,
     on_plan: Callable[[int, int], None] | None = None,
     on_result: Callable[[EpisodeRecord], None] | None = None,
+    env_options: Mapping[str, Any] | None = None,
 ) -> RunOutcome:
     """Create or resume the run for this configuration and play only the missing episodes.
 
     ``policies`` are registered names or :class:`PolicySpec` s. ``on_plan(to_play, already_done)`` is called
     once before playing; ``on_result`` after each episode.
     """
-    config, specs = plan(manifest, policies, episodes, ablation, max_steps, trials)
+    config, specs = plan(manifest, policies, episodes, ablation, max_steps, trials, env_options)
     version = package_version()
     run = store.ensure_run(
         RunRecord(

@@ -30,8 +30,10 @@ log = logging.getLogger("salesgym.serve")
 RECENT_RESULTS = 32  # results kept per session to answer retries; an older retry gets 409 already_applied
 # the service's key comes from its own environment, never a caller; and no caller names a model endpoint and the
 # environment variable holding its key (``llm``: it could send the service's own secrets to any address), nor a
-# directory of the server's to load a template pack from (``pack``: a pack runs its own fixtures.py)
-RESERVED_KWARGS = frozenset({"verifier_key", "llm", "pack"})
+# directory of the server's to load a template pack from (``pack``: a pack runs its own fixtures.py); the desk's
+# language-model buyer (``buyer`` and its endpoint, model and key variable) likewise
+RESERVED_KWARGS = frozenset({"verifier_key", "llm", "pack", "buyer", "buyer_model", "buyer_base_url",
+                             "buyer_api_key_env"})  # fmt: skip
 
 
 @dataclass(frozen=True)

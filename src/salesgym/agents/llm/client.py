@@ -1,4 +1,5 @@
-"""A thin client over the ``openai`` SDK's chat completions, with counted retries.
+"""A thin client over the ``openai`` SDK's chat completions, with counted retries: the one client of the LLM
+policy and of the desk's language-model counterparties (its buyer and its voice).
 
 The SDK is imported when a client is made, never by ``import salesgym``. The SDK's own retries are off:
 each retry here is counted and its error kept, so a run shows how often the endpoint failed. Transport
@@ -111,6 +112,23 @@ def ensure_sdk() -> Any:
     return openai
 
 
+def request_body(
+    c: LLMConfig, messages: list[dict[str, Any]], tools: list[dict[str, Any]], seed: int | None
+) -> dict[str, Any]:
+    """The JSON body :meth:`ChatClient.complete` posts for this configuration (no key needed: a counterparty
+    hashes it to look its reply up on an episode's tape before it makes a client)."""
+    body: dict[str, Any] = {"model": c.model, "messages": messages}
+    if tools:  # a request without tools (a counterparty's structured reply) sends none: some servers refuse []
+        body["tools"] = tools
+    body[c.max_tokens_param] = c.max_tokens
+    optional = {"temperature": c.temperature, "top_p": c.top_p, "seed": seed,
+                "tool_choice": c.tool_choice if tools else None,  # a server may refuse it without tools
+                "parallel_tool_calls": c.parallel_tool_calls}  # fmt: skip
+    body.update({k: v for k, v in optional.items() if v is not None})
+    body.update(c.extra_body)
+    return body
+
+
 class ChatClient:
     """``complete(messages, tools, seed)`` against ``config.base_url``; ``sleep`` is injectable for backoff."""
 
@@ -132,19 +150,7 @@ class ChatClient:
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], seed: int | None
     ) -> dict[str, Any]:
         """The JSON body of the request (``extra_body`` merged in, as the SDK does)."""
-        c = self.config
-        body: dict[str, Any] = {
-            "model": c.model,
-            "messages": messages,
-            "tools": tools,
-            c.max_tokens_param: c.max_tokens,
-        }
-        optional = {"temperature": c.temperature, "top_p": c.top_p, "seed": seed,
-                    "tool_choice": c.tool_choice if tools else None,  # a server may refuse it without tools
-                    "parallel_tool_calls": c.parallel_tool_calls}  # fmt: skip
-        body.update({k: v for k, v in optional.items() if v is not None})
-        body.update(c.extra_body)
-        return body
+        return request_body(self.config, messages, tools, seed)
 
     def probe(self) -> EndpointInfo:
         """``GET /models`` once, without retries: does the endpoint answer, and what context does it publish."""

@@ -97,7 +97,7 @@ def cover_fit(lead: Lead, offer: Offer) -> float:
     return _clip(1.0 - abs(offer.coverage - target) / target)
 
 
-def _gate(lead: Lead, v: Variant, offer: Offer, history: History, fit: float) -> str | None:
+def gate(lead: Lead, v: Variant, offer: Offer, history: History, fit: float) -> str | None:
     """The first variant gate the offer fails (its reason code), or None."""
     ratio = offer.premium / lead.budget
     if ratio > v.max_ratio:
@@ -159,7 +159,7 @@ def decide(lead: Lead, variant: str, offer: Offer, history: History, u: float, u
     reason: str | None
     if arch.needs_time and history.offers == 0 and not history.honoured_callback:
         return Decision("reject", "needs_time", history.patience, False, s, theta)  # costs no patience
-    reason = _gate(lead, v, offer, history, plan_fit(lead, offer.plan, arch))
+    reason = gate(lead, v, offer, history, plan_fit(lead, offer.plan, arch))
     if reason is None and v.refusal and u2 < v.refusal:
         reason = "not_convinced"
     elif reason is None and v.snap_accept and history.offers_this_call == 0 and u2 < v.snap_accept:

@@ -20,6 +20,7 @@ REPORT_WORDS = {
         {"key": "dnc_violations", "title": "do-not-call violations"},
         {"key": "suitability_violations", "title": "unsuitable sales (cover over 1.5x need)"},
         {"key": "invalid_actions", "title": "invalid actions"},
+        {"key": "buyer_errors", "title": "buyer-side errors (the buyer's failures, not the seller's)"},
     ],
     "funnel": {"key": "advances", "title": "Lead funnel",
                "intro": "Leads contacted, offered a quoted plan and converted, summed over desks.",

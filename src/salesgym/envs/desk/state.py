@@ -200,7 +200,7 @@ def _offered(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) -> 
 def _decided(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) -> None:
     lid = p["lead_id"]
     lead = s.leads[lid]
-    refused = p["decision"] != "accept"
+    refused = p["decision"] in ("reject", "hang_up")  # a language-model buyer may also "ask": no refusal
     _lead(s, lid, patience=p["patience"], rejections=lead.rejections + refused, last_reason=p["reason"])
 
 

@@ -8,6 +8,7 @@ minutes (``contract.TOOL_MINUTES``); ``docs/desk.md`` lists the tools with their
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -50,6 +51,8 @@ Ctx = Context[DeskWorld, DeskState]
 LeadId = Annotated[str, StringConstraints(min_length=1, max_length=40), Strip]
 Note = Annotated[str, StringConstraints(min_length=1, max_length=500), Strip]
 Reason = Annotated[str, StringConstraints(max_length=200), Strip]
+PITCH_MAX = 1000
+Pitch = Annotated[str, StringConstraints(max_length=PITCH_MAX), Strip]
 LEAD = "lead id, e.g. 'L007' (from crm_search_leads)"
 NEED_ORDER = {"high": 0, "medium": 1, "low": 2}
 HINTS = {**REJECT_REASONS, **HANG_UP_REASONS}
@@ -139,6 +142,11 @@ class OfferArgs(ToolArgs):
     discount_pct: int = Field(0, ge=0, le=DISCOUNT_AUTHORITY_PCT,
                               description=f"discount off the quoted premium, 0-{DISCOUNT_AUTHORITY_PCT} percent")
     next_step: NextStep = Field(description="close_today (ask for the decision now) or follow_up")
+
+
+class SpokenOfferArgs(OfferArgs):
+    pitch: Pitch | None = Field(None, description="what you say to the buyer as you make the offer (up to "
+                                f"{PITCH_MAX} characters); the buyer hears it and answers")
 
 
 class EndCallArgs(ToolArgs):
@@ -353,12 +361,29 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
     patience = lead.patience if ls.patience is None else ls.patience
     history = buyers.History(ls.calls, ls.offers, call.offers, ls.rejections, patience, len(ls.topics),
                              call.questions, ls.quotes, call.callback_id is not None)
-    u, u2 = ctx.draw("offer", lead.id), ctx.draw("gate", lead.id)
-    d = buyers.decide(lead, ctx.world.variant, buyers.Offer(a.plan_type, a.coverage_amount, price, a.next_step),
-                      history, u, u2)
+    offer = buyers.Offer(a.plan_type, a.coverage_amount, price, a.next_step)
+    pitch: str | None = getattr(a, "pitch", None) or None
+    model = getattr(ctx.family, "buyer", None)  # the language-model buyer (llm_buyer), None: the rule table's
+    heard = None
+    if model is None:
+        u, u2 = ctx.draw("offer", lead.id), ctx.draw("gate", lead.id)
+        d = buyers.decide(lead, ctx.world.variant, offer, history, u, u2)
+    else:
+        heard = model.hear(ctx, lead, offer, history, a.term_years, a.discount_pct, pitch)
     actor = lead_actor(lead)
-    ctx.emit("offer_proposed", "agent", {"lead_id": lead.id, "quote_id": q_id, "discount_pct": a.discount_pct,
-                                         "premium": price, "next_step": a.next_step})  # fmt: skip
+    proposed = {"lead_id": lead.id, "quote_id": q_id, "discount_pct": a.discount_pct, "premium": price,
+                "next_step": a.next_step}  # fmt: skip
+    ctx.emit("offer_proposed", "agent", proposed if pitch is None else {**proposed, "pitch": pitch})
+    if heard is not None:
+        if heard.reply is not None:
+            ctx.emit("buyer_replied", actor, heard.reply)  # the tape: replay and clones read it, never the model
+        if heard.decision is None:  # the buyer's failure, not the seller's: recorded, the offer left undecided
+            ctx.emit("buyer_error_recorded", actor, {"lead_id": lead.id, "stage": "decision", "error": heard.error})
+            return done({"lead_id": lead.id, "decision": "no_answer", "reason": None, "monthly_premium": price,
+                         "call_active": True, "dnc": False,
+                         "buyer_error": f"the buyer model gave no valid answer ({heard.error}); this is not your "
+                                        "mistake: the offer is undecided"}, "calling_propose_offer")  # fmt: skip
+        d = heard.decision
     ctx.emit("buyer_decided", actor, {"lead_id": lead.id, "decision": d.decision, "reason": d.reason,
                                       "patience": d.patience})  # fmt: skip
     unsuitable = d.decision == "accept" and not suitable(a.plan_type, a.coverage_amount, lead.income,
@@ -375,10 +400,13 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
         if d.dnc:
             ctx.issue_evidence(DNC_REQUEST, lead.id, actor, {"reason": d.reason})
     out: dict[str, Any] = {"lead_id": lead.id, "decision": d.decision, "reason": d.reason,
-                           "hint": HINTS.get(d.reason or ""),
+                           "hint": HINTS.get(d.reason or "") if d.decision != "ask" else ASK_HINT,
                            "monthly_premium": price, "call_active": d.decision != "hang_up", "dnc": d.dnc}  # fmt: skip
     if unsuitable:
         out["compliance"] = UNSUITABLE
+    if heard is not None:
+        out["buyer_says"] = heard.say
+        return done(out, "calling_propose_offer")
     words, failure = speak(ctx, d.decision, d.reason, lead.persona)
     out["buyer_says"] = words
     if failure is not None:  # a buyer-side failure is data: recorded and shown, the decision stands
@@ -387,6 +415,7 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
     return done(out, "calling_propose_offer")
 
 
+ASK_HINT = "the buyer wants a question answered before deciding: answer it in the pitch of your next offer"
 UNSUITABLE = (f"unsuitable: the cover is more than {SUITABLE_COVER_MAX:g}x the buyer's need; the sale earns nothing "
               f"and a compliance violation was recorded (${SUITABILITY_PENALTY:g})")
 
@@ -473,5 +502,11 @@ TOOLS: ToolBox[Ctx] = ToolBox(
                  writes=False),
     ]
 )  # fmt: skip
+# the desk with a language-model buyer: the same tools, and the offer carries what the seller says
+SPOKEN_TOOLS: ToolBox[Ctx] = ToolBox([
+    dataclasses.replace(spec, args=SpokenOfferArgs, description=spec.description + " Your pitch reaches the buyer.")
+    if spec.name == "calling_propose_offer" else spec
+    for spec in TOOLS.specs.values()
+])  # fmt: skip
 assert set(TOOL_MINUTES) | {"wait"} == set(TOOLS.names())
 assert set(STATUSES) >= TERMINAL

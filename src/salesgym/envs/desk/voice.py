@@ -3,9 +3,9 @@ buyer's words from (decision, reason, persona). Off by default (the canned voice
 
 It never decides: the rule-based buyer has already decided when it is asked, and its words are only words (the
 environment caches them by the hash of what it was asked, so one combination is asked once per environment).
-An endpoint that fails is a recorded buyer-side error and the decision stands (``tools.speak``); the SDK's own
-retries are the only ones (``max_retries``). Needs the ``openai`` SDK (``pip install 'salesgym[llm]'``),
-imported when the voice first speaks.
+An endpoint that fails is a recorded buyer-side error and the decision stands (``tools.speak``); the shared
+client's counted retries are the only ones (``max_retries``). Needs the ``openai`` SDK (``pip install
+'salesgym[llm]'``), imported when the voice first speaks.
 
     >>> voice = OpenAIVoice(model="my-model", base_url="http://localhost:8000/v1")
     >>> env = DeskEnv(voice=voice)                                      # doctest: +SKIP
@@ -13,7 +13,6 @@ imported when the voice first speaks.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from salesgym.envs.desk.contract import HANG_UP_REASONS, REJECT_REASONS
@@ -34,7 +33,8 @@ def _decision_words(decision: str, reason: str | None) -> str:
 
 
 class OpenAIVoice:
-    """``speak(decision, reason, persona)`` through ``model`` at ``base_url`` (the key from ``api_key_env``)."""
+    """``speak(decision, reason, persona)`` through ``model`` at ``base_url`` (the key from ``api_key_env``), over
+    the project's one chat client (``agents.llm.client.ChatClient``: counted retries, clear endpoint errors)."""
 
     def __init__(
         self,
@@ -48,34 +48,22 @@ class OpenAIVoice:
         timeout_s: float = 30.0,
         max_retries: int = 2,
     ) -> None:
-        self.model, self.base_url, self.api_key_env = model, base_url, api_key_env
-        self.temperature, self.max_tokens, self.seed = temperature, max_tokens, seed
-        self.timeout_s, self.max_retries = timeout_s, max_retries
+        from salesgym.agents.llm.config import LLMConfig
+
+        self.config = LLMConfig(model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+                                top_p=None, max_tokens=max_tokens, timeout_s=timeout_s, max_retries=max_retries,
+                                tool_choice=None)  # fmt: skip
+        self.seed = seed
         self._client: Any = None
 
-    def _chat(self) -> Any:
-        if self._client is None:
-            try:
-                import openai
-            except ImportError as err:
-                raise ImportError("the language-model voice needs the openai SDK: pip install 'salesgym[llm]'") from err
-            key = os.environ.get(self.api_key_env)
-            if not key:
-                raise RuntimeError(f"set ${self.api_key_env} to the voice endpoint's API key")
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout_s,
-                                         max_retries=self.max_retries)  # fmt: skip
-        return self._client
-
     def speak(self, decision: str, reason: str | None, persona: str) -> str:
-        reply = self._chat().chat.completions.create(
-            model=self.model,
-            messages=[{"role": "system", "content": PROMPT.format(persona=persona,
-                                                                  decision=_decision_words(decision, reason))}],
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            seed=self.seed,
-        )  # fmt: skip
-        text = reply.choices[0].message.content
+        if self._client is None:
+            from salesgym.agents.llm.client import ChatClient
+
+            self._client = ChatClient(self.config)
+        prompt = PROMPT.format(persona=persona, decision=_decision_words(decision, reason))
+        reply = self._client.complete([{"role": "system", "content": prompt}], [], self.seed)
+        text = reply.message.get("content")
         if not isinstance(text, str) or not text.strip():
             raise ValueError("the voice endpoint returned no text")
         return text.strip()
