@@ -29,11 +29,11 @@ from typing import Any
 
 import salesgym
 from salesgym.agents.llm import sampling_seed
-from salesgym.agents.llm.config import STRATEGIES, LLMConfig
 from salesgym.bench import splits as sp
 from salesgym.bench.policyspec import outside_seed, resolve_llm
 from salesgym.bench.runner import LocalBackend, run_benchmark
 from salesgym.bench.store import Store
+from salesgym.llm.config import STRATEGIES, LLMConfig
 from salesgym.testing.scripted_openai import ScriptedOpenAI, script_of
 
 KEY_ENV = "SALESGYM_BENCH_LLM_KEY"

@@ -3,7 +3,8 @@
 
 Layers, bottom first (a module may import its own layer and those below):
 
-    core, cli_options        the engine and the family contract (core/family.py); shared CLI helpers
+    core, cli_options, llm   the engine and the family contract (core/family.py); shared CLI helpers; the one
+                             OpenAI-compatible chat client (llm/client.py) the policy, the desk and adapters use
     salesgym                 the registry (``salesgym/__init__.py``): ids and their families' specs
     envs, webapps            the families, and the web apps the computer-use family drives
     agents                   policies
@@ -27,7 +28,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 LAYERS = (
-    ("salesgym.core", "salesgym.cli_options"),
+    ("salesgym.core", "salesgym.cli_options", "salesgym.llm"),
     ("salesgym",),
     ("salesgym.envs", "salesgym.webapps"),
     ("salesgym.agents",),

@@ -349,7 +349,7 @@ def test_invalid_episodes_are_not_scored_and_a_mostly_invalid_row_is_not_ranked(
 
 
 def test_the_context_flag_names_every_strategy_and_the_default() -> None:
-    from salesgym.agents.llm.config import STRATEGIES, LLMConfig
+    from salesgym.llm.config import STRATEGIES, LLMConfig
 
     shown = " ".join(CliRunner().invoke(app, ["bench", "--help"], terminal_width=200).output.split())
     line = shown[shown.index("--context "):][:200]

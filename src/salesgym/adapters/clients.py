@@ -108,7 +108,7 @@ class OpenAITokenClient:
         timeout_s: float = 120.0,
         extra_body: dict[str, Any] | None = None,
     ) -> None:
-        from salesgym.agents.llm.client import ensure_sdk
+        from salesgym.llm.client import ensure_sdk
 
         openai = ensure_sdk()
         self.model = model

@@ -13,9 +13,9 @@ from typing import Annotated, Any
 
 import typer
 
-from salesgym.agents.llm.config import STRATEGIES, LLMConfig
 from salesgym.bench.runner import BenchError
 from salesgym.cli_options import COUNT_MAX, finite
+from salesgym.llm.config import STRATEGIES, LLMConfig
 
 _H = "--policy llm: "
 Model = Annotated[str | None, typer.Option(help=_H + "the model name the endpoint serves")]

@@ -243,7 +243,7 @@ def check_endpoint(config: Any) -> dict[str, Any]:
     """``/v1/models`` of ``config``'s endpoint, asked once: one error line when it does not answer or refuses
     the key (rather than a run of stopped episodes); the fields to add to the configuration: the context
     length it publishes, when the configuration gives none (so the run records the value its episodes use)."""
-    from salesgym.agents.llm.client import ChatClient
+    from salesgym.llm.client import ChatClient
 
     info = ChatClient(config).probe()
     where = config.base_url or "the OpenAI API"

@@ -11,8 +11,8 @@ from llm_helpers import Baseline, llm, play_baseline, run, scripted_server
 
 from salesgym.agents.base import Episode
 from salesgym.agents.llm import LLMConfig, sampling_seed
-from salesgym.agents.llm.config import DEFAULT_CONTEXT_TOKENS
 from salesgym.agents.llm.context import STATE_CHARS, Block, CallNote, args_text, digest
+from salesgym.llm.config import DEFAULT_CONTEXT_TOKENS
 from salesgym.testing.scripted_openai import ScriptedOpenAI, moves_from_actions
 
 server = scripted_server  # the module's scripted server (a fixture)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from llm_helpers import Baseline, llm, play_baseline, run, scripted_server
 
-from salesgym.agents.llm.client import published_context
 from salesgym.agents.llm.tokens import CHARS_PER_TOKEN, TokenEstimator
+from salesgym.llm.client import published_context
 from salesgym.testing.scripted_openai import ScriptedOpenAI, moves_from_actions
 
 server = scripted_server  # the module's scripted server (a fixture)

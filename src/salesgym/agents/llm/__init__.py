@@ -13,8 +13,8 @@ Importing this package does not import the ``openai`` SDK; making a client does 
 
 from __future__ import annotations
 
-from salesgym.agents.llm.client import ensure_sdk
-from salesgym.agents.llm.config import LLMConfig
 from salesgym.agents.llm.policy import FAILURE_KINDS, LLMPolicy, sampling_seed
+from salesgym.llm.client import ensure_sdk
+from salesgym.llm.config import LLMConfig
 
 __all__ = ["FAILURE_KINDS", "LLMConfig", "LLMPolicy", "ensure_sdk", "sampling_seed"]

@@ -44,8 +44,8 @@ from typing import Any
 
 import orjson
 
-from salesgym.agents.llm.config import DEFAULT_CONTEXT_TOKENS, LLMConfig
 from salesgym.agents.llm.tokens import SAFETY, TokenEstimator, json_chars
+from salesgym.llm.config import DEFAULT_CONTEXT_TOKENS, LLMConfig
 
 Message = dict[str, Any]
 ARG_CHARS = 24  # the most of one argument value a digest line shows

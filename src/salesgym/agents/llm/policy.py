@@ -35,8 +35,6 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from salesgym.agents.base import Action, Policy, StopEpisode
-from salesgym.agents.llm.client import ChatClient, Completion, DeadlineExceeded, EndpointError
-from salesgym.agents.llm.config import DEFAULT_CONTEXT_TOKENS, LLMConfig
 from salesgym.agents.llm.context import (
     Block,
     CallNote,
@@ -50,6 +48,8 @@ from salesgym.agents.llm.context import (
 )
 from salesgym.agents.llm.text_calls import calls_in_text
 from salesgym.agents.llm.tokens import TokenEstimator, json_chars
+from salesgym.llm.client import ChatClient, Completion, DeadlineExceeded, EndpointError
+from salesgym.llm.config import DEFAULT_CONTEXT_TOKENS, LLMConfig
 
 FAILURE_KINDS = ("no_tool_call", "malformed_call", "refused_call", "endpoint_error", "extra_tool_calls")
 DETAIL_CHARS = 200  # the most of a model's text or an error a failure record keeps

@@ -205,7 +205,7 @@ class ModelBuyer:
     ``buyer_replied`` payload; shared by the environment's clones) and a client made on the first real request."""
 
     def __init__(self, config: LLMBuyer) -> None:
-        from salesgym.agents.llm.config import LLMConfig
+        from salesgym.llm.config import LLMConfig
 
         c = self.config = config
         self.llm = LLMConfig(model=c.model, base_url=c.base_url, api_key_env=c.api_key_env, timeout_s=c.timeout_s,
@@ -228,7 +228,7 @@ class ModelBuyer:
 
     def request(self, world: DeskWorld, lead: Lead, lines: list[str], offer: str) -> dict[str, Any]:
         """The JSON body the endpoint is asked for this offer (``client.request_body``: what is posted)."""
-        from salesgym.agents.llm.client import request_body
+        from salesgym.llm.client import request_body
 
         c = self.config
         system = personas.system_prompt(lead, world.variant, prompt_variant(c, world, lead.id),
@@ -253,7 +253,7 @@ class ModelBuyer:
         self.sent += 1
         try:
             if self._client is None:
-                from salesgym.agents.llm.client import ChatClient
+                from salesgym.llm.client import ChatClient
 
                 self._client = ChatClient(self.llm)
             done = self._client.complete(body["messages"], [], body["seed"])
@@ -375,7 +375,7 @@ def bench_options(family: str, buyer: str | None, model: str | None, base_url: s
     if not os.environ.get(config.api_key_env):
         raise ValueError(f"set ${config.api_key_env} to the buyer endpoint's API key (any value for a local server "
                          "that ignores it), or name another with --buyer-api-key-env")  # fmt: skip
-    from salesgym.agents.llm.client import ChatClient
+    from salesgym.llm.client import ChatClient
 
     info = ChatClient(ModelBuyer(config).llm).probe()
     if info.unreachable is not None or info.refused is not None:

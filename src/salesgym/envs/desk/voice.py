@@ -48,7 +48,7 @@ class OpenAIVoice:
         timeout_s: float = 30.0,
         max_retries: int = 2,
     ) -> None:
-        from salesgym.agents.llm.config import LLMConfig
+        from salesgym.llm.config import LLMConfig
 
         self.config = LLMConfig(model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
                                 top_p=None, max_tokens=max_tokens, timeout_s=timeout_s, max_retries=max_retries,
@@ -58,7 +58,7 @@ class OpenAIVoice:
 
     def speak(self, decision: str, reason: str | None, persona: str) -> str:
         if self._client is None:
-            from salesgym.agents.llm.client import ChatClient
+            from salesgym.llm.client import ChatClient
 
             self._client = ChatClient(self.config)
         prompt = PROMPT.format(persona=persona, decision=_decision_words(decision, reason))

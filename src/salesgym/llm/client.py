@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from salesgym.agents.llm.config import LLMConfig
+from salesgym.llm.config import LLMConfig
 
 RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 ERROR_CHARS = 300  # the most of an endpoint's error text kept
