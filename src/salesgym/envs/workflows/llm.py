@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,35 +63,29 @@ class Endpoint:
 
 
 class _Chat:
-    """One lazily built client and a cache of answers by request hash."""
+    """The project's one chat client (``salesgym.llm.client.ChatClient``: key lookup, counted retries, clear
+    endpoint errors), built on first use, and a cache of answers by request hash."""
 
     def __init__(self, endpoint: Endpoint, max_tokens: int) -> None:
+        from salesgym.llm.config import LLMConfig
+
+        e = endpoint
         self.endpoint, self.max_tokens = endpoint, max_tokens
+        self.config = LLMConfig(model=e.model, base_url=e.base_url, api_key_env=e.api_key_env, temperature=0.0,
+                                top_p=None, max_tokens=max_tokens, timeout_s=e.timeout_s, max_retries=e.max_retries,
+                                tool_choice=None)  # fmt: skip
         self.cache: dict[str, str] = {}
         self._client: Any = None
-
-    def _chat(self) -> Any:
-        if self._client is None:
-            try:
-                import openai
-            except ImportError as err:
-                raise ImportError("the language-model judge and voice need the openai SDK: pip install "
-                                  "'salesgym[llm]'") from err  # fmt: skip
-            e = self.endpoint
-            key = os.environ.get(e.api_key_env)
-            if not key:
-                raise RuntimeError(f"set ${e.api_key_env} to the endpoint's API key")
-            self._client = openai.OpenAI(base_url=e.base_url, api_key=key, timeout=e.timeout_s,
-                                         max_retries=e.max_retries)  # fmt: skip
-        return self._client
 
     def ask(self, prompt: str) -> str:
         key = hashlib.sha256(prompt.encode()).hexdigest()
         if key not in self.cache:
-            reply = self._chat().chat.completions.create(
-                model=self.endpoint.model, messages=[{"role": "system", "content": prompt}], temperature=0.0,
-                max_tokens=self.max_tokens, seed=self.endpoint.seed)  # fmt: skip
-            text = reply.choices[0].message.content
+            if self._client is None:
+                from salesgym.llm.client import ChatClient
+
+                self._client = ChatClient(self.config)
+            reply = self._client.complete([{"role": "system", "content": prompt}], [], self.endpoint.seed)
+            text = reply.message.get("content")
             if not isinstance(text, str) or not text.strip():
                 raise ValueError("the endpoint returned no text")
             self.cache[key] = text.strip()
