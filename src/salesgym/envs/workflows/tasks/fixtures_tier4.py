@@ -1,5 +1,5 @@
-"""Fixtures of the four-app templates (``templates_tier4.py``): each sets its template's scene in the seeded
-population and returns the instance's parameters, as the fixtures of ``fixtures.py`` do.
+"""Fixtures of the four-app templates (``catalogue/templates/*.json``): each sets its template's scene in the
+seeded population and returns the instance's parameters, as the fixtures of ``fixtures.py`` do.
 
 Most scenes share a core (``scene``): a company with its sequencer account, a person with a Sales Navigator
 profile (and, as the scene asks, a CRM contact and a prospect), the company owner's user and mailbox, and an
