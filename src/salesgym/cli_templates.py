@@ -1,6 +1,6 @@
 """``salesgym templates``: the workflows family's templates (the package's catalogue, a pack it ships, or a pack
-directory) by id, motion, tier, apps and split, and one template's blueprint (goal, prompt, steps and their
-assertions, the changes it may make, forbidden actions, hidden facts).
+directory) by id, motion, tier, apps and split, one template's blueprint (goal, prompt, steps and their
+assertions, the changes it may make, forbidden actions, hidden facts), and the JSON schema of a template file.
 
 Bad input is one ``error:`` line: an unknown id or motion (exit 2, with the close matches), a pack that does not
 load (exit 1, ``packs.PackError``'s line). The family is imported only when a command runs (``salesgym --help``
@@ -160,6 +160,14 @@ def show(
                               indent=1, ensure_ascii=False))  # fmt: skip
         return
     typer.echo("\n".join(blueprint(template, placed.get(template_id))))
+
+
+@templates_cli.command("schema")
+def schema() -> None:
+    """Print the JSON schema of a template file (one template, or one motion's): for an editor writing a pack."""
+    from salesgym.envs.workflows import packs
+
+    typer.echo(json.dumps(packs.schema(), indent=1))
 
 
 def register(app: typer.Typer) -> None:

@@ -112,3 +112,34 @@ def test_a_broken_pack_is_one_error_line(tmp_path: Path) -> None:
     (pack / "templates" / "acme-student-close.json").write_text("{")
     line = one_error(run("list", "--pack", str(pack)), 1)
     assert "acme-student-close.json: invalid JSON at line 1" in line
+
+
+SCHEMA_SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "workflows_template_schema.json"
+
+
+def test_the_printed_schema_validates_every_shipped_file_and_refuses_a_broken_one() -> None:
+    """``salesgym templates schema`` is the file format for an editor: every data file of the package and of the
+    example pack validates against it, and a misspelt field does not. It is snapshotted: a format change is
+    reviewed (``SALESGYM_UPDATE_SNAPSHOTS=1`` rewrites it)."""
+    import os
+
+    import jsonschema
+
+    result = run("schema")
+    assert result.exit_code == 0, result.output
+    schema = json.loads(result.stdout)
+    if os.environ.get("SALESGYM_UPDATE_SNAPSHOTS"):
+        SCHEMA_SNAPSHOT.write_text(json.dumps(schema, indent=1, sort_keys=True) + "\n")
+    assert json.loads(SCHEMA_SNAPSHOT.read_text()) == schema, "the template file format drifted: review"
+    validator = jsonschema.Draft202012Validator(schema)
+    files = [*(d / "templates" for d in (packs.PACKAGE, packs.COUNTERPARTY)), EXAMPLE / "templates"]
+    checked = 0
+    for folder in files:
+        for path in sorted(folder.glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            assert not list(validator.iter_errors(data)), path
+            checked += 1
+    assert checked == 8 + 4 + 3
+    data = json.loads((packs.PACKAGE / "templates" / "handoff.json").read_text(encoding="utf-8"))
+    data["templates"][0]["stpes"] = data["templates"][0].pop("steps")
+    assert list(validator.iter_errors(data))

@@ -44,7 +44,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from salesgym.envs.workflows.tasks.model import (
     CHANGE_KINDS,
@@ -208,6 +208,14 @@ class PackFile(_Data):
     name: str = Field(pattern=NAME.pattern)
     description: str = ""
     order: list[str] | None = None  # the templates' order (each id once); default: by file, then within it
+
+
+def schema() -> dict[str, Any]:
+    """The JSON schema of a file of ``templates/``: one template (``TemplateFile``) or one motion's
+    (``MotionFile``); ``salesgym templates schema`` prints it for editors."""
+    found: dict[str, Any] = TypeAdapter(TemplateFile | MotionFile).json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "salesgym workflow templates file",
+            **found}  # fmt: skip
 
 
 def _t(items: list[Any]) -> tuple[Any, ...]:
