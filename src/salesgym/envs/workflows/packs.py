@@ -414,9 +414,13 @@ def _ordered(path: Path, templates: dict[str, Template], order: list[str] | None
 
 def load(directory: Path | str) -> Pack:
     """The pack in ``directory``, validated (``PackError`` says what is wrong); cached by its fingerprint."""
-    path = Path(directory).resolve()
+    return _read_pack(Path(directory).resolve(), own=False)
+
+
+def _read_pack(path: Path, own: bool) -> Pack:
+    """The pack at ``path`` (``own``: the package's catalogue itself, whose ids are the package's)."""
     found = files(path)
-    return _load(path, fingerprint(found), tuple(sorted(found.items())), own=False)
+    return _load(path, fingerprint(found), tuple(sorted(found.items())), own=own)
 
 
 @lru_cache(maxsize=16)
@@ -443,23 +447,18 @@ def _load(path: Path, print_: str, found: tuple[tuple[str, bytes], ...], own: bo
     return Pack(path, head.name, print_, head.description, _ordered(path, templates, head.order))
 
 
-def _shipped(directory: Path, own: bool) -> Pack:
-    found = files(directory)
-    return _load(directory, fingerprint(found), tuple(sorted(found.items())), own=own)
-
-
 @lru_cache(maxsize=1)
 def package() -> Mapping[str, Template]:
     """The package's templates by id, in the catalogue's order (the seed's draw, the splits): the data files of
     ``tasks/catalogue/``, read and validated once per process."""
-    return _shipped(PACKAGE, own=True).templates
+    return _read_pack(PACKAGE, own=True).templates
 
 
 @lru_cache(maxsize=1)
 def builtin() -> Mapping[str, Mapping[str, Template]]:
     """The packs the package ships by name (not in the frozen splits' catalogue): ``workflows-counterparty``,
     templates with policy documents and simulated people who act (``tasks/counterparty/``)."""
-    pack = _shipped(COUNTERPARTY, own=False)
+    pack = _read_pack(COUNTERPARTY, own=False)
     return {pack.name: pack.templates}
 
 
