@@ -16,6 +16,10 @@ episode (jq compiles the template's programs then, once per process), ``verdict_
 (median over templates, and the dearest four-app template), and ``score_after_finish_ms``, the ``score()`` that
 follows (it takes the step's report). Targets: reset <= 5 ms, step <= 100 us (issue 12); the verdict of a
 four-app template <= 10 ms on an idle 2-core machine (issue 25).
+
+Whole processes (best of 5 fresh interpreters, as a ratio to one that does nothing): ``catalogue_process_ms``
+imports the catalogue (the templates' data files, read and validated once per process), ``make_reset_process_ms``
+runs ``import salesgym; salesgym.make("workflows-v0").reset(seed=1)``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import argparse
 import gc
 import json
 import statistics
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -95,7 +101,25 @@ def verdict(template: str, seed: int, calls: list[dict[str, Any]], repeat: int =
     return step, score
 
 
+PROCESSES = {
+    "startup": "pass",
+    "catalogue": "from salesgym.envs.workflows.tasks.templates import TEMPLATES; assert TEMPLATES",
+    "make_reset": "import salesgym; salesgym.make('workflows-v0').reset(seed=1)",
+}
+
+
+def process_s(code: str, repeat: int = 5) -> float:
+    """Seconds of a fresh interpreter running ``code``: the best of ``repeat``."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
 def main() -> dict[str, Any]:
+    processes = {name: process_s(code) for name, code in PROCESSES.items()}
     reference = best_of(lambda: json.loads(json.dumps(REFERENCE)), 5, 2000)
     env = salesgym.make("workflows-v0")
     seeds = iter(range(10**6))
@@ -133,6 +157,11 @@ def main() -> dict[str, Any]:
         "verdict_four_app_dearest": max((v, t) for t, v in verdicts.items() if TEMPLATES[t].tier == 4)[1],
         "score_after_finish_ms": round(statistics.median(scores) * 1e3, 3),
         "clone_us": round(statistics.median(clone_times) * 1e6, 1),
+        "startup_process_ms": round(processes["startup"] * 1e3, 1),
+        "catalogue_process_ms": round(processes["catalogue"] * 1e3, 1),
+        "catalogue_process_ratio": round(processes["catalogue"] / processes["startup"], 2),
+        "make_reset_process_ms": round(processes["make_reset"] * 1e3, 1),
+        "make_reset_process_ratio": round(processes["make_reset"] / processes["startup"], 2),
         "targets": TARGETS,
     }
     return result

@@ -1,4 +1,5 @@
-"""The ``salesgym`` command line: demo, benchmark, reports, split checks, the service (serve, mcp, play).
+"""The ``salesgym`` command line: demo, benchmark, reports, split checks, the service (serve, mcp, play), the
+workflow templates (templates list/show).
 
 Errors are one ``error:`` line on stderr and a non-zero exit: 2 for a bad command line, 1 for bad input
 (a split, a database, a path), 130/143 when interrupted, 70 for a bug (set ``SALESGYM_DEBUG=1`` to see its
@@ -16,6 +17,7 @@ from typer.core import TyperGroup
 
 from salesgym.bench.cli import register as register_bench
 from salesgym.cli_options import SEED_MAX, STEPS_MAX, one_line
+from salesgym.cli_templates import register as register_templates
 from salesgym.serve.commands import register as register_serve
 from salesgym.webapps.commands import register as register_apps
 
@@ -99,6 +101,7 @@ def demo(
 register_bench(app)
 register_serve(app)
 register_apps(app)
+register_templates(app)
 
 if __name__ == "__main__":
     app()

@@ -19,10 +19,13 @@ from salesgym.agents.workflows.sweep import sweep
 from salesgym.envs.workflows import packs, policies, splits, verifier
 from salesgym.envs.workflows.tasks.model import Act, resolve
 from salesgym.envs.workflows.tasks.templates import TEMPLATES as PACKAGE
-from salesgym.envs.workflows.tasks.templates_counterparty import PACK, POLICY_TEMPLATES, TEMPLATES, USER_TEMPLATES
 from salesgym.testing import CHECKS, Case
 
 SEEDS = (1, 2, 5)
+PACK = "workflows-counterparty"
+TEMPLATES = packs.builtin()[PACK]
+POLICY_TEMPLATES = [t for t in TEMPLATES.values() if t.policies]
+USER_TEMPLATES = [t for t in TEMPLATES.values() if t.actions]
 
 
 def make(template: str, seed: int = 1, **kwargs: Any) -> Any:

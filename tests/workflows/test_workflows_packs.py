@@ -116,6 +116,100 @@ BREAKAGES: list[tuple[str, Callable[[Path], None], str]] = [
 ]
 
 
+def _by_motion(pack: Path) -> None:
+    """The pack's templates regrouped into one file per motion, with an ``order`` in the manifest."""
+    motions: dict[str, list[dict[str, Any]]] = {}
+    for name in IDS:
+        data = _template(pack, name)
+        motions.setdefault(data["motion"], []).append(data)
+        (pack / "templates" / f"{name}.json").unlink()
+    for motion, templates in motions.items():
+        (pack / "templates" / f"{motion}.json").write_text(json.dumps({"motion": motion, "templates": templates}))
+    head = json.loads((pack / "pack.json").read_text())
+    (pack / "pack.json").write_text(json.dumps({**head, "order": list(reversed(IDS))}))
+
+
+def _motion_file(pack: Path, motion: str = "inbound") -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((pack / "templates" / f"{motion}.json").read_text())
+    return data
+
+
+def _order(pack: Path, order: list[str]) -> None:
+    head = json.loads((pack / "pack.json").read_text())
+    (pack / "pack.json").write_text(json.dumps({**head, "order": order}))
+
+
+def _moved(p: Path) -> None:
+    (p / "templates" / "inbound.json").rename(p / "templates" / "outbound.json")
+
+
+def _other_motion(p: Path) -> None:
+    data = _motion_file(p)
+    data["templates"][1]["motion"] = "hygiene"
+    (p / "templates" / "inbound.json").write_text(json.dumps(data))
+
+
+def _twice(p: Path) -> None:
+    data = _motion_file(p)
+    data["templates"].append(data["templates"][0])
+    (p / "templates" / "inbound.json").write_text(json.dumps(data))
+
+
+MOTION_BREAKAGES: list[tuple[str, Callable[[Path], None], str]] = [
+    ("motion file named unlike its motion", _moved, "motion 'inbound' must match the file name (outbound.json)"),
+    ("a template of another motion", _other_motion, "templates.1.motion: acme-student-close is 'hygiene'"),
+    ("an id defined twice", _twice, "id 'acme-demo-time-zone' is defined twice in the pack"),
+    ("an empty motion file", lambda p: (p / "templates" / "inbound.json").write_text(
+        '{"motion": "inbound", "templates": []}'), "templates: List should have at least 1 item"),
+    ("order misses a template", lambda p: _order(p, list(IDS[:2])), "order: misses acme-student-close"),
+    ("order repeats a template", lambda p: _order(p, [*IDS, IDS[0]]), "order: lists acme-demo-time-zone twice"),
+    ("order names no template", lambda p: _order(p, [*IDS, "acme-ghost"]), "order: names no template acme-ghost"),
+]
+
+
+def test_a_pack_may_group_its_templates_by_motion_in_the_order_its_manifest_gives(pack: Path) -> None:
+    """One file per motion (``templates/<motion>.json``) holds the same templates as one file each, and the
+    manifest's ``order`` is the order a seed draws in; without it, by file name then as listed."""
+    singles = packs.load(pack).templates
+    assert list(singles) == list(IDS)  # by file name
+    _by_motion(pack)
+    grouped = packs.load(pack).templates
+    assert list(grouped) == list(reversed(IDS))
+    for t in IDS:  # (the fixtures module is run afresh for the new fingerprint: the same function, by name)
+        name = grouped[t].fixture.__name__
+        assert packs.to_data(grouped[t], name) == packs.to_data(singles[t], name)
+    head = json.loads((pack / "pack.json").read_text())
+    (pack / "pack.json").write_text(json.dumps({k: v for k, v in head.items() if k != "order"}))
+    assert list(packs.load(pack).templates) == ["acme-owner-handover", "acme-demo-time-zone", "acme-student-close"]
+    env = salesgym.make("workflows-v0", pack=str(pack))
+    env.reset(seed=3)
+    reference_calls(env)
+    assert solved(env)
+
+
+@pytest.mark.parametrize(("what", "breaks", "message"), MOTION_BREAKAGES, ids=[b[0] for b in MOTION_BREAKAGES])
+def test_a_broken_motion_file_or_order_is_refused_in_one_line(pack: Path, what: str,
+                                                              breaks: Callable[[Path], None], message: str) -> None:
+    _by_motion(pack)
+    breaks(pack)
+    with pytest.raises(packs.PackError) as caught:
+        packs.load(pack)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+    assert str(pack) in str(caught.value)
+
+
+def test_the_package_catalogue_and_its_shipped_pack_are_packs_by_motion() -> None:
+    """The package's templates are data files of the pack format, one per motion, loaded by the pack loader."""
+    shipped = packs.builtin()["workflows-counterparty"]
+    for directory, templates in ((packs.PACKAGE, TEMPLATES), (packs.COUNTERPARTY, shipped)):
+        files = sorted((directory / "templates").glob("*.json"))
+        assert {f.stem for f in files} == {t.motion for t in templates.values()}
+        for file in files:
+            data = json.loads(file.read_text(encoding="utf-8"))
+            assert {t["motion"] for t in data["templates"]} == {file.stem}
+    assert packs.catalogue(None) is TEMPLATES
+
+
 @pytest.mark.parametrize(("what", "breaks", "message"), BREAKAGES, ids=[b[0] for b in BREAKAGES])
 def test_a_broken_pack_is_refused_in_one_line_naming_the_file(pack: Path, what: str,
                                                              breaks: Callable[[Path], None], message: str) -> None:

@@ -53,14 +53,28 @@ def test_at_least_fifty_four_app_templates_each_a_distinct_workflow() -> None:
     assert len(mechanisms) >= 20 and max(mechanisms.values()) <= len(four) // 3  # no single rule does all the work
 
 
+# the first ids of each catalogue in order, as the Python template modules declared them before the templates became
+# data: new templates are appended after them
+ORDER_SHA256 = {"package": (111, "392bf6c301d195476894ea728ba355bfa70c7ba5424fc0da7bc59e52cce0444e"),
+                "workflows-counterparty": (7, "1c687808f6accd04202c51b09ca3443399425372925ba8cab076e26972f3ca02")}
+
+
 def test_the_catalogue_order_is_fixed() -> None:
-    """The package registers the template modules in one order, so the declaration order (the seed's draw, the
-    splits) does not depend on which module a caller imports first."""
+    """The seed's draw and the splits go by position: the ids and their order are pinned (the data files group
+    templates by motion; ``pack.json``'s ``order`` keeps the declaration order, new ids at its end), whichever
+    module a caller imports first."""
+    import hashlib
     import subprocess
     import sys
 
-    for first in ("templates_tier4", "templates_more", "model"):
-        code = (f"import salesgym.envs.workflows.tasks.{first}; from salesgym.envs.workflows.tasks.templates "
+    from salesgym.envs.workflows import packs
+
+    catalogues = {"package": list(TEMPLATES), "workflows-counterparty": list(packs.builtin()["workflows-counterparty"])}
+    for name, ids in catalogues.items():
+        n, digest = ORDER_SHA256[name]
+        assert hashlib.sha256(",".join(ids[:n]).encode()).hexdigest() == digest, f"{name}: an id moved"
+    for first in ("packs", "tasks.model", "splits"):
+        code = (f"import salesgym.envs.workflows.{first}; from salesgym.envs.workflows.tasks.templates "
                 "import TEMPLATES; print(','.join(TEMPLATES))")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
         assert out == ",".join(TEMPLATES), first

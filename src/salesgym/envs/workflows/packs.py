@@ -2,9 +2,17 @@
 
 A pack is a directory::
 
-    pack.json            {"format": "salesgym-workflows-pack/1", "name": "acme-private", "description": "..."}
-    fixtures.py          the scenes, Python (optional): fix(builder, rng) -> the instance's parameters
-    templates/<id>.json  one template each: the blueprint's fields as JSON (``TemplateFile``)
+    pack.json                {"format": "salesgym-workflows-pack/1", "name": "acme-private", "description": "...",
+                              "order": [ids, optional]}
+    fixtures.py              the scenes, Python (optional): fix(builder, rng) -> the instance's parameters
+    templates/<id>.json      one template: the blueprint's fields as JSON (``TemplateFile``), or
+    templates/<motion>.json  the templates of one sales motion: {"motion": "inbound", "templates": [...]}
+                             (``MotionFile``)
+
+The templates' order (a seed draws among them by position) is ``order`` when the manifest gives it (every id
+once), else by file name, then as listed in the file. The package's own catalogue is such a directory
+(``tasks/catalogue/``, one file per motion, fixtures named ``module:function``; ``package()``), and so is the
+pack it ships by name (``tasks/counterparty/``, ``builtin()``).
 
 A template file holds what ``tasks.model.Template`` holds, with the same names: ``id``, ``motion``, ``title``,
 ``goal``, ``prompt``, ``apps``, ``read_only``, ``requester_role``, ``mechanisms``, ``fixture`` (a function of
@@ -36,7 +44,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from salesgym.envs.workflows.tasks.model import (
     CHANGE_KINDS,
@@ -53,7 +61,6 @@ from salesgym.envs.workflows.tasks.model import (
     Template,
     Turn,
 )
-from salesgym.envs.workflows.tasks.templates import TEMPLATES
 from salesgym.envs.workflows.tools import TOOLS
 
 FORMAT = "salesgym-workflows-pack/1"
@@ -62,6 +69,9 @@ FIXTURES = "fixtures.py"
 TEMPLATE_DIR = "templates"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 MAX_FILE_BYTES = 2_000_000
+HERE = Path(__file__).resolve().parent
+PACKAGE = HERE / "tasks" / "catalogue"  # the package's own templates, one file per sales motion
+COUNTERPARTY = HERE / "tasks" / "counterparty"  # the ``workflows-counterparty`` pack the package ships by name
 
 
 class PackError(ValueError):
@@ -185,10 +195,27 @@ class TemplateFile(_Data):
     actions: list[ActData] = []
 
 
+class MotionFile(_Data):
+    """A file of the templates of one sales motion (``templates/<motion>.json``): each template's ``motion`` is
+    the file's."""
+
+    motion: str = Field(pattern=NAME.pattern)
+    templates: list[TemplateFile] = Field(min_length=1)
+
+
 class PackFile(_Data):
     format: Literal["salesgym-workflows-pack/1"]
     name: str = Field(pattern=NAME.pattern)
     description: str = ""
+    order: list[str] | None = None  # the templates' order (each id once); default: by file, then within it
+
+
+def schema() -> dict[str, Any]:
+    """The JSON schema of a file of ``templates/``: one template (``TemplateFile``) or one motion's
+    (``MotionFile``); ``salesgym templates schema`` prints it for editors."""
+    found: dict[str, Any] = TypeAdapter(TemplateFile | MotionFile).json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "salesgym workflow templates file",
+            **found}  # fmt: skip
 
 
 def _t(items: list[Any]) -> tuple[Any, ...]:
@@ -338,10 +365,8 @@ def _fixture(path: Path, ref: str, module: types.ModuleType | None) -> Fixture:
     return fixture
 
 
-def _check_template(path: Path, data: TemplateFile, template: Template) -> None:
-    if path.stem != data.id:
-        raise PackError(path, f"id {data.id!r} must match the file name ({path.stem}.json)")
-    if data.id in TEMPLATES:
+def _check_template(path: Path, data: TemplateFile, template: Template, own: bool) -> None:
+    if not own and data.id in package():
         raise PackError(path, f"id {data.id!r} is a template of the package: a pack's templates need their own ids")
     tools = [c.tool for c in data.solution] + [t for f in data.forbidden for t in f.tools]
     tools += [t for s in data.steps for t in s.actions] + [t for r in data.rubrics for t in r.tools]
@@ -354,15 +379,52 @@ def _check_template(path: Path, data: TemplateFile, template: Template) -> None:
         raise PackError(path, str(err)) from None
 
 
+def _templates_of(file: Path, content: bytes) -> list[TemplateFile]:
+    """The templates a file holds: one (``<id>.json``) or those of one motion (``<motion>.json``)."""
+    raw = _json(file, content)
+    try:
+        if isinstance(raw, dict) and "templates" in raw:
+            motion = MotionFile.model_validate(raw)
+            if file.stem != motion.motion:
+                raise PackError(file, f"motion {motion.motion!r} must match the file name ({file.stem}.json)")
+            for i, data in enumerate(motion.templates):
+                if data.motion != motion.motion:
+                    raise PackError(file, f"templates.{i}.motion: {data.id} is {data.motion!r} in the "
+                                    f"{motion.motion!r} file")  # fmt: skip
+            return motion.templates
+        data = TemplateFile.model_validate(raw)
+    except ValidationError as err:
+        raise _invalid(file, err) from None
+    if file.stem != data.id:
+        raise PackError(file, f"id {data.id!r} must match the file name ({file.stem}.json)")
+    return [data]
+
+
+def _ordered(path: Path, templates: dict[str, Template], order: list[str] | None) -> dict[str, Template]:
+    if order is None:
+        return templates
+    if len(set(order)) != len(order) or set(order) != set(templates):
+        twice = sorted({t for t in order if order.count(t) > 1})
+        unknown, missing = sorted(set(order) - set(templates)), sorted(set(templates) - set(order))
+        problem = (f"lists {', '.join(twice)} twice" if twice else f"names no template {', '.join(unknown)}"
+                   if unknown else f"misses {', '.join(missing)}")  # fmt: skip
+        raise PackError(path / MANIFEST, f"order: {problem} (it lists every template id once)")
+    return {t: templates[t] for t in order}
+
+
 def load(directory: Path | str) -> Pack:
     """The pack in ``directory``, validated (``PackError`` says what is wrong); cached by its fingerprint."""
-    path = Path(directory).resolve()
+    return _read_pack(Path(directory).resolve(), own=False)
+
+
+def _read_pack(path: Path, own: bool) -> Pack:
+    """The pack at ``path`` (``own``: the package's catalogue itself, whose ids are the package's)."""
     found = files(path)
-    return _load(path, fingerprint(found), tuple(sorted(found.items())))
+    return _load(path, fingerprint(found), tuple(sorted(found.items())), own=own)
 
 
 @lru_cache(maxsize=16)
-def _load(path: Path, print_: str, found: tuple[tuple[str, bytes], ...]) -> Pack:
+def _load(path: Path, print_: str, found: tuple[tuple[str, bytes], ...], own: bool) -> Pack:
     raw = dict(found)
     try:
         head = PackFile.model_validate(_json(path / MANIFEST, raw[MANIFEST]))
@@ -374,29 +436,35 @@ def _load(path: Path, print_: str, found: tuple[tuple[str, bytes], ...]) -> Pack
         if not name.startswith(f"{TEMPLATE_DIR}/"):
             continue
         file = path / name
-        try:
-            data = TemplateFile.model_validate(_json(file, content))
-        except ValidationError as err:
-            raise _invalid(file, err) from None
-        template = to_template(data, _fixture(file, data.fixture, module))
-        _check_template(file, data, template)
-        templates[data.id] = template
+        for data in _templates_of(file, content):
+            if data.id in templates:
+                raise PackError(file, f"id {data.id!r} is defined twice in the pack")
+            template = to_template(data, _fixture(file, data.fixture, module))
+            _check_template(file, data, template, own)
+            templates[data.id] = template
     if not templates:
         raise PackError(path / TEMPLATE_DIR, "the pack has no template (templates/<id>.json)")
-    return Pack(path, head.name, print_, head.description, templates)
+    return Pack(path, head.name, print_, head.description, _ordered(path, templates, head.order))
 
 
+@lru_cache(maxsize=1)
+def package() -> Mapping[str, Template]:
+    """The package's templates by id, in the catalogue's order (the seed's draw, the splits): the data files of
+    ``tasks/catalogue/``, read and validated once per process."""
+    return _read_pack(PACKAGE, own=True).templates
+
+
+@lru_cache(maxsize=1)
 def builtin() -> Mapping[str, Mapping[str, Template]]:
     """The packs the package ships by name (not in the frozen splits' catalogue): ``workflows-counterparty``,
-    templates with policy documents and simulated people who act (``tasks/templates_counterparty.py``)."""
-    from salesgym.envs.workflows.tasks import templates_counterparty
-
-    return {templates_counterparty.PACK: templates_counterparty.TEMPLATES}
+    templates with policy documents and simulated people who act (``tasks/counterparty/``)."""
+    pack = _read_pack(COUNTERPARTY, own=False)
+    return {pack.name: pack.templates}
 
 
 def catalogue(pack: str | None) -> Mapping[str, Template]:
     """The templates an environment draws from: the package's, a pack it ships (by name), or the pack at
     ``pack`` (a directory)."""
     if pack is None:
-        return TEMPLATES
+        return package()
     return builtin().get(pack) or load(pack).templates

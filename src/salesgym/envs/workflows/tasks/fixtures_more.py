@@ -1,5 +1,6 @@
-"""Fixtures of the templates in ``templates_more.py`` (one to three apps): each sets its template's scene in the
-seeded population and returns the instance's parameters, as ``fixtures.py`` does (and with its helpers).
+"""Fixtures of more templates on one to three apps (``catalogue/templates/*.json``): each sets its template's
+scene in the seeded population and returns the instance's parameters, as ``fixtures.py`` does (and with its
+helpers).
 
 Expected values (the earliest open slot, who is eligible, which leads a filter matches) are computed here from
 the public scene with the replica's own rules, never read back from a replica.

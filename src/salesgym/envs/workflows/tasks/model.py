@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from salesgym.core.clock import Scheduled
@@ -383,17 +383,3 @@ def _freeze(tables: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str,
     agent creates are listed after them, newest last."""
     return {name: dict(sorted(rows.items(), key=lambda kv: id_order(kv[0])) if name in ORDERED else rows)
             for name, rows in tables.items()}  # fmt: skip
-
-
-@dataclass
-class Catalogue:
-    """Templates by id, checked once."""
-
-    templates: dict[str, Template] = field(default_factory=dict)
-
-    def add(self, *templates: Template) -> None:
-        for t in templates:
-            t.check()
-            if t.id in self.templates:
-                raise ValueError(f"template {t.id!r} is defined twice")
-            self.templates[t.id] = t
