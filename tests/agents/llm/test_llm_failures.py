@@ -209,12 +209,15 @@ def test_calls_written_in_the_text_are_taken_when_the_server_parses_none(ev: Bas
     recorder = Recorder(Episode(env, policy, SEED, max_steps=3))
     steps = list(recorder)
     assert steps[0].action == first and steps[0].info["tool_result"]["status"] == "ok"
+    assert steps[1].action == {"tool": "", "args": '{"name": "wait", "argu'}  # what the model wrote, refused
     assert steps[1].info["tool_result"]["status"] == "error" and steps[2].action == second
     assert failures(policy) == {"malformed_call": 1}
     message = recorder.trajectory["turns"][0]["model"]["messages"][0]
     assert message["content"] == "I will look first." and message["tool_calls"][0]["function"]["name"] == first["tool"]
     sent = server.requests_for(sampling_seed(SEED))[1]["body"]["messages"]
     assert sent[-2]["tool_calls"][0]["id"] == sent[-1]["tool_call_id"]  # answered as the call it was
+    cut = server.requests_for(sampling_seed(SEED))[2]["body"]["messages"][-2]["tool_calls"][0]["function"]
+    assert json.loads(cut["arguments"]) == '{"name": "wait", "argu'  # sent back as JSON: servers parse it
 
 
 def test_calls_in_the_text_can_be_switched_off(ev: Baseline, server: ScriptedOpenAI) -> None:

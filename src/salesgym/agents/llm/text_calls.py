@@ -48,11 +48,13 @@ def parse_tool_call(text: str) -> tuple[Any, dict[str, Any] | None]:
 
 def calls_in_text(content: str) -> tuple[str, list[dict[str, Any]]]:
     """The reply's text without its ``<tool_call>`` blocks, and the blocks as OpenAI ``tool_calls`` (no ids).
-    A block that is not a JSON call stays a call with an empty name and its text as the arguments, so the
-    policy counts it as a malformed call and the environment refuses what the model wrote."""
+    A block that is not a JSON call stays a call with an empty name whose arguments are its text as a JSON
+    string (servers parse the arguments of the calls they are sent back), so the policy counts a malformed call
+    and the environment refuses what the model wrote."""
     calls = []
     for match in TOOL_CALL.finditer(content):
         call = _call(match.group(1))
-        name, arguments = (call["name"], json.dumps(call["arguments"])) if call else ("", match.group(1))
+        name, arguments = (call["name"], call["arguments"]) if call else ("", match.group(1))
+        arguments = json.dumps(arguments)
         calls.append({"type": "function", "function": {"name": name, "arguments": arguments}})
     return TOOL_CALL.sub("", content).strip(), calls
