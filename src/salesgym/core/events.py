@@ -146,6 +146,18 @@ def canonical_json(value: JSONValue) -> str:
     return json.dumps(_normalise(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def strings_in(node: Any) -> Iterator[str]:
+    """Every string in JSON-like data (mappings' values, lists and tuples), depth first."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, Mapping):
+        for v in node.values():
+            yield from strings_in(v)
+    elif isinstance(node, list | tuple):
+        for v in node:
+            yield from strings_in(v)
+
+
 def sha256_of(value: JSONValue) -> str:
     # surrogatepass: agent-supplied text may hold lone surrogates; hashing must never fail on it
     return hashlib.sha256(canonical_json(value).encode("utf-8", "surrogatepass")).hexdigest()

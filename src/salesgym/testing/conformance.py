@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 import salesgym
+from salesgym.core.events import strings_in
 from salesgym.testing.hostile import Boom, RaisingDict, RaisingMapping
 
 Action = Any
@@ -66,21 +67,10 @@ def registered_cases() -> tuple[Case, ...]:
 
 
 # --- drivers ----------------------------------------------------------------------------------------------------
-def _strings(node: Any) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, Mapping):
-        for v in node.values():
-            yield from _strings(v)
-    elif isinstance(node, (list, tuple)):
-        for v in node:
-            yield from _strings(v)
-
-
 def schema_call(env: Any, rng: random.Random) -> Action:
     """A random call built from the exported schemas, with ids picked from strings the observation showed:
     works for any family, without knowing its tools."""
-    seen = [s for s in _strings(env.observe().get("data", {})) if 0 < len(s) <= 40 and " " not in s]
+    seen = [s for s in strings_in(env.observe().get("data", {})) if 0 < len(s) <= 40 and " " not in s]
     tool = rng.choice(env.tool_schemas())["function"]
     return {"tool": tool["name"], "args": _value(tool["parameters"], rng, seen)}
 

@@ -5,10 +5,11 @@ ids and values it has seen in earlier results; it never declares the task done, 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from salesgym.agents.base import Action, Policy
+from salesgym.core.events import strings_in
 
 PREFIXES = {"crm": ("hubspot-",), "scheduler": ("event_types-", "availability-", "meetings-", "scheduling_links-",
                                                 "invitee_no_shows-", "users-"),
@@ -16,15 +17,6 @@ PREFIXES = {"crm": ("hubspot-",), "scheduler": ("event_types-", "availability-",
             "prospecting": ("sales_", "get_", "save_lead", "send_inmail")}  # fmt: skip
 
 
-def _strings(node: Any) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, Mapping):
-        for v in node.values():
-            yield from _strings(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _strings(v)
 
 
 def sample(schema: Mapping[str, Any], rng: random.Random, seen: list[str]) -> Any:
@@ -59,11 +51,11 @@ class RandomPolicy(Policy):
         apps = observation["data"]["task"]["apps"]
         prefixes = tuple(p for app in apps for p in PREFIXES[app])
         self.tools = [t["function"] for t in tool_schemas if t["function"]["name"].startswith(prefixes)]
-        self.seen: list[str] = [s for s in _strings(observation["data"]["task"]) if 0 < len(s) <= 60]
+        self.seen: list[str] = [s for s in strings_in(observation["data"]["task"]) if 0 < len(s) <= 60]
 
     def observe_result(self, tool_result: dict[str, Any]) -> None:
         if tool_result["status"] == "ok":
-            found = [s for s in _strings(tool_result["output"]) if 0 < len(s) <= 60]
+            found = [s for s in strings_in(tool_result["output"]) if 0 < len(s) <= 60]
             self.seen = (self.seen + found)[-300:]
 
     def act(self, observation: dict[str, Any]) -> Action:

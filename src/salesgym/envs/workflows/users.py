@@ -25,11 +25,12 @@ agent's (``verifier.by_users``), and the audit does not ask a call of the table'
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
 from salesgym.core.clock import Scheduled
+from salesgym.core.events import strings_in
 from salesgym.envs.workflows import jqlib
 from salesgym.envs.workflows.apps import scheduler
 from salesgym.envs.workflows.apps.common import Ctx, create, next_key, now_iso, rows, update
@@ -44,15 +45,6 @@ def is_user(actor: str) -> bool:
     return actor.startswith(USER)
 
 
-def _strings(node: Any) -> Iterator[str]:
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, Mapping):
-        for v in node.values():
-            yield from _strings(v)
-    elif isinstance(node, list | tuple):
-        for v in node:
-            yield from _strings(v)
 
 
 def _earliest(ctx: Ctx, event_type: Record, after: str) -> Any:
@@ -75,7 +67,7 @@ def _book(ctx: Ctx, actor: str, event_type: Record, start: Any, name: str, email
 
 
 def book_from_link(ctx: Ctx, actor: str, args: Mapping[str, Any], call: Any) -> str | None:
-    sent = " ".join(_strings(call))
+    sent = " ".join(strings_in(call))
     link = next(((k, r) for k, r in rows(ctx, "scheduler.scheduling_links").items()
                  if r["booking_url"] in sent and not r.get("used_by")), None)  # fmt: skip
     if link is None:
