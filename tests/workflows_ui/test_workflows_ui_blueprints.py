@@ -82,3 +82,19 @@ def test_the_reference_compares_calls_as_the_tool_reads_them() -> None:
     read = as_read("hubspot-create-engagement", form)
     assert read == as_read("hubspot-create-engagement", solution) != as_read("hubspot-create-engagement", other)
     assert as_read("hubspot-create-engagement", {"type": 3}) == {"type": 3}  # refused arguments: as sent
+
+
+def test_the_reference_reads_a_list_of_ids_as_a_selection() -> None:
+    """The enrol dialog submits the ticked prospects in the order the page lists them, the solution in the order
+    it found them (seq-webinar-followup, seed 1): the same selection; another selection is another call."""
+    from salesgym.agents.workflows_ui.reference import as_read
+
+    tool = "sequence_add_prospects"
+    form = {"sequenceId": 79140, "prospectIds": [18362, 34607, 76480], "mailboxId": 34981}
+    solution = {**form, "prospectIds": [18362, 76480, 34607]}
+    other = {**form, "prospectIds": [18362, 76480]}
+    assert as_read(tool, form) == as_read(tool, solution) != as_read(tool, other)
+    engagement = {"type": "MEETING", "ownerId": 61000001, "associations": {"contactIds": [102, 101]},
+                  "metadata": {"timestamp": "2026-07-17T14:00:00Z", "title": "Demo"}}  # fmt: skip
+    swapped = {**engagement, "associations": {"contactIds": [101, 102]}}
+    assert as_read("hubspot-create-engagement", engagement) == as_read("hubspot-create-engagement", swapped)

@@ -18,14 +18,25 @@ from salesgym.envs.workflows_ui.blueprints import UIAction, UIWrite, merged, wri
 
 def as_read(tool: str, args: dict[str, Any]) -> Any:
     """The arguments as the tool reads them (its argument model's values, defaults filled in): a form that leaves
-    out an empty association list makes the same call as a solution that sends ``[]``."""
+    out an empty association list makes the same call as a solution that sends ``[]``. A list of record ids is a
+    selection, read in id order: a page submits the boxes ticked in the order it lists them, a solution in the
+    order it found them (the verdict, compared apart, says whether the order changed anything)."""
     from salesgym.envs.workflows.tools import TOOLS
 
     spec = TOOLS.specs.get(tool)
     try:
-        return spec.args.model_validate(args).model_dump() if spec is not None else args
+        read = spec.args.model_validate(args).model_dump() if spec is not None else args
     except ValueError:  # arguments the tool would refuse: compared as sent
         return args
+    return _ids_in_order(read)
+
+
+def _ids_in_order(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _ids_in_order(v) for k, v in value.items()}
+    if isinstance(value, list) and all(type(v) is int for v in value):
+        return sorted(value)
+    return value
 
 
 class UIReference(Policy):
