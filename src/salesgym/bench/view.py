@@ -971,16 +971,17 @@ def view_command(
     ] = None,
 ) -> None:
     """Show one episode of a run: each tool call, what came back, milestones, capacity, the end and the score."""
-    from salesgym.bench import commands as cmd
+    from salesgym.bench.commands import console as cmd
+    from salesgym.bench.commands.options import DEFAULT_DB
     from salesgym.bench.store import StoreError
 
     try:
         window = parse_turns(turns) if turns is not None else None
     except ValueError as e:
-        cmd._fail(str(e), 2)
+        cmd.fail(str(e), 2)
     if html_path is not None:
-        cmd._check_parents(html_path)
-    store = cmd._open_store(db or cmd.DEFAULT_DB, readonly=True)
+        cmd.check_parents(html_path)
+    store = cmd.open_store(db or DEFAULT_DB, readonly=True)
     try:
         store.get_run(run)
         records = {_key(r): r for r in store.episodes(run)}
@@ -988,7 +989,7 @@ def view_command(
         # WIRING: the one call into the trajectory store (Store.trajectory, keyed by policy, territory, trial).
         trajectory = store.trajectory(run, key.policy, key.territory, key.trial)
     except (StoreError, EpisodeNotFound) as e:
-        cmd._fail(str(e))
+        cmd.fail(str(e))
     finally:
         store.close()
     record = records[key]
@@ -1007,7 +1008,7 @@ def view_command(
         try:
             write_html(trajectory, score, html_path, turns=window, full=full)
         except OSError as e:
-            cmd._fail(cmd._write_error(html_path, "the page", e))
+            cmd.fail(cmd.write_error(html_path, "the page", e))
         cmd.out.print(f"wrote {html_path}", markup=False, highlight=False, soft_wrap=True)
         return
     render(trajectory, score, cmd.out, turns=window, full=full)
