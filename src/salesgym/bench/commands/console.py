@@ -1,4 +1,5 @@
-"""Where the commands print, and how they fail: one ``error:`` line on stderr and a non-zero exit."""
+"""Where the commands print, and how they fail: one ``error:`` line on stderr and a non-zero exit (an output path
+that cannot be created and a run database that cannot be opened are refused that way, before any work)."""
 
 from __future__ import annotations
 
