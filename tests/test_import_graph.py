@@ -8,10 +8,10 @@ Layers, bottom first (a module may import its own layer and those below):
     salesgym                 the registry (``salesgym/__init__.py``): ids and their families' specs
     envs, webapps            the families, and the web apps the computer-use family drives
     agents                   policies
-    testing, adapters, bench the conformance kit, trainer adapters, the benchmark; and the service's HTTP client
-                             with its wire models (serve/client.py, serve/models.py: what any caller of the
-                             service uses, the benchmark's --from-service too)
-    serve                    the service
+    testing, adapters, bench, the conformance kit, trainer adapters, the benchmark; and the service's API
+    service_api              (its wire models and HTTP client: what the service answers with and any caller
+                             uses, the benchmark's --from-service too)
+    serve                    the service (it uses the benchmark's splits; the benchmark never imports it)
     cli, cli_templates, demo the command line
 
 ``from pkg import sub`` counts as an import of ``pkg.sub`` only (running ``pkg/__init__.py`` first is Python's
@@ -32,7 +32,7 @@ LAYERS = (
     ("salesgym",),
     ("salesgym.envs", "salesgym.webapps"),
     ("salesgym.agents",),
-    ("salesgym.testing", "salesgym.adapters", "salesgym.bench", "salesgym.serve.client", "salesgym.serve.models"),
+    ("salesgym.testing", "salesgym.adapters", "salesgym.bench", "salesgym.service_api"),
     ("salesgym.serve",),
     ("salesgym.cli", "salesgym.cli_templates", "salesgym.demo"),
 )
@@ -45,6 +45,20 @@ KNOWN_UPWARD = {
     ("salesgym.envs.workflows_ui.browsergym_tasks", "salesgym.agents.workflows_ui.reference"),
     # the computer-use family's docs generator names the apps' test ids from the conformance kit's list
     ("salesgym.envs.workflows_ui.docs", "salesgym.testing.ids"),
+}
+
+
+# Top-level packages that import each other (each pair, name-sorted), with why; the test fails when a pair appears
+# or disappears, so the list only shrinks. A module cycle is caught above; this catches two packages leaning on
+# each other through different modules, which leaves neither usable or testable without the other.
+KNOWN_MUTUAL = {
+    # the upward imports above: the computer-use family's sweep, BrowserGym tasks and docs generator
+    ("salesgym.agents", "salesgym.envs"),
+    ("salesgym.envs", "salesgym.testing"),
+    # one layer: the computer-use family drives the web apps, which render the workflows apps' state
+    ("salesgym.envs", "salesgym.webapps"),
+    # one layer: the SFT export writes its rows with the trainer adapters' tool prompt (bench/sft.py)
+    ("salesgym.adapters", "salesgym.bench"),
 }
 
 
@@ -127,6 +141,18 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def mutual_packages(edges: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """Pairs of top-level packages (``salesgym.<name>``) each of which imports a module of the other."""
+    top: dict[str, set[str]] = {}
+    for module, targets in edges.items():
+        top.setdefault(_package(module), set()).update(_package(t) for t in targets)
+    return {(a, b) for a, imported in top.items() for b in imported if a < b and a in top.get(b, set())}
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
 def layer(module: str) -> int:
     """The layer of a module: that of the longest layer name it is, or is inside."""
     best, depth = -1, -1
@@ -159,6 +185,13 @@ def test_no_layer_imports_one_above_it(edges: dict[str, set[str]]) -> None:
     assert KNOWN_UPWARD - upward == set(), "a known upward import is gone: take it off KNOWN_UPWARD"
 
 
+def test_no_two_packages_import_each_other(edges: dict[str, set[str]]) -> None:
+    mutual = mutual_packages(edges)
+    assert ("salesgym.bench", "salesgym.serve") not in mutual, "the service uses the benchmark, never the reverse"
+    assert mutual - KNOWN_MUTUAL == set(), "two packages import each other (move what both need into a layer below)"
+    assert KNOWN_MUTUAL - mutual == set(), "a known mutual import is gone: take it off KNOWN_MUTUAL"
+
+
 def test_core_imports_no_family_and_families_no_benchmark_or_service(edges: dict[str, set[str]]) -> None:
     for module, targets in edges.items():
         if module.startswith("salesgym.core"):
@@ -171,4 +204,8 @@ def test_core_imports_no_family_and_families_no_benchmark_or_service(edges: dict
 def test_the_checks_can_fail() -> None:
     looped = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(looped) == [["a", "b", "c"]]
+    two_ways = {"salesgym.bench.remote": {"salesgym.serve.client"}, "salesgym.serve.tasks": {"salesgym.bench.splits"},
+                "salesgym.serve.client": set(), "salesgym.bench.splits": set()}  # fmt: skip
+    assert mutual_packages(two_ways) == {("salesgym.bench", "salesgym.serve")}
+    assert mutual_packages({**two_ways, "salesgym.bench.remote": set()}) == set()
     assert layer("salesgym.core.family") < layer("salesgym.envs.desk.family") < layer("salesgym.bench.runner")

@@ -28,7 +28,7 @@ def collect(url: str, manifest: Manifest, trials: int, name: str, token: str | N
             transport: Any = None) -> tuple[PolicySpec, list[str]]:
     """The policy that replays the service's sessions of ``manifest`` and notes on what was left out."""
     try:
-        from salesgym.serve.client import Client, ServiceError
+        from salesgym.service_api.client import Client, ServiceError
     except ImportError:
         raise BenchError("--from-service needs the service client: pip install 'salesgym[serve]'") from None
     import httpx

@@ -497,7 +497,7 @@ def package_version() -> str:
             return "0+unknown"
 
 
-RESULT_CODE_EXCLUDE = ("bench/", "serve/", "adapters/", "cli.py", "demo.py")
+RESULT_CODE_EXCLUDE = ("bench/", "serve/", "service_api/", "adapters/", "cli.py", "demo.py")
 RESULT_CODE_KEEP = ("bench/runner.py", "bench/policyspec.py")  # how episodes are played and policies built
 
 

@@ -4,7 +4,7 @@ Handlers are ``async`` and do their (short, CPU-bound) work inline on the event 
 request at a time, so no two requests race on one environment and no lock is needed around the state. What a
 caller's program could make long (the verifier API's jq) runs in the sandbox (``sandbox.py``), off the loop.
 Every body is read strictly before any handler sees it (``wire.py``: JSON, bounded, UTF-8, no lone surrogates,
-``NaN``, duplicate keys or thousand-digit integers). Every refusal is a :class:`~salesgym.serve.models.Problem`
+``NaN``, duplicate keys or thousand-digit integers). Every refusal is a :class:`~salesgym.service_api.models.Problem`
 with a 4xx status (503 when the service cannot serve); a 500 would mean a bug.
 """
 
@@ -27,7 +27,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import salesgym
 from salesgym.serve import tasks
 from salesgym.serve.auth import Principal, Tokens
-from salesgym.serve.models import (
+from salesgym.serve.runs import Runs
+from salesgym.serve.sandbox import SandboxLimits
+from salesgym.serve.secrets import Secrets
+from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
+from salesgym.serve.store import Store
+from salesgym.serve.verifier_api import router as verifier_router
+from salesgym.serve.wire import WireError, read_json, replaying
+from salesgym.service_api.models import (
     BenchmarkSplit,
     Closed,
     Created,
@@ -43,13 +50,6 @@ from salesgym.serve.models import (
     StepResult,
     ToolsView,
 )
-from salesgym.serve.runs import Runs
-from salesgym.serve.sandbox import SandboxLimits
-from salesgym.serve.secrets import Secrets
-from salesgym.serve.sessions import Limits, Live, ServiceError, SessionManager
-from salesgym.serve.store import Store
-from salesgym.serve.verifier_api import router as verifier_router
-from salesgym.serve.wire import WireError, read_json, replaying
 
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 SplitName = Annotated[str, Path(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.-]+$")]

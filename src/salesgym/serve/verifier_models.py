@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from salesgym.serve.models import TaskRef
+from salesgym.service_api.models import TaskRef
 
 JSONObject = dict[str, Any]
 
