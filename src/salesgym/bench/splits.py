@@ -623,7 +623,7 @@ def attach_pack(manifest: Manifest, directory: Path | str | None) -> Manifest:
     returned as it is when no directory is given, and refused when one is. Without a directory, a split cut over a
     pack the package ships (the family's ``shipped_packs``) gets that pack, by name."""
     if directory is None and manifest.pack is not None:
-        shipped = _shipped_pack(manifest, manifest.pack)
+        shipped = shipped_pack(manifest)
         if shipped is not None:
             return shipped
     if directory is None:
@@ -651,17 +651,18 @@ def attach_pack(manifest: Manifest, directory: Path | str | None) -> Manifest:
     return replace(manifest, pack_dir=str(pack.path))
 
 
-def _shipped_pack(manifest: Manifest, ref: PackRef) -> Manifest | None:
-    """``manifest`` with the shipped pack ``ref`` names attached (None: its family ships no pack of that name);
-    refused when the shipped pack's files changed since the split was sealed."""
+def shipped_pack(manifest: Manifest) -> Manifest | None:
+    """``manifest`` with the shipped pack its ``pack`` names attached (None: no pack, or its family ships no pack of
+    that name); refused when the shipped pack's files changed since the split was sealed."""
     import salesgym
 
+    ref = manifest.pack
     try:
         hook = salesgym.family(manifest.env_id).shipped_packs
     except ValueError:
         return None
-    pack = None if hook is None else hook().get(ref.name)
-    if pack is None:
+    pack = None if hook is None or ref is None else hook().get(ref.name)
+    if pack is None or ref is None:
         return None
     if pack.fingerprint != ref.fingerprint:
         raise SplitError(manifest.path or manifest.name, f"split {manifest.name!r} was cut over the shipped template "
