@@ -34,6 +34,9 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from salesgym.bench import counterparty
+from salesgym.bench.vocabulary import Counterparty, for_env
+
 if TYPE_CHECKING:
     from salesgym.bench.store import EpisodeRecord
 
@@ -470,17 +473,29 @@ def figure(value: object) -> str:
     return compact(value)
 
 
-def score_figures(score: Mapping[str, Any] | None) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+Figures = list[tuple[str, str]]
+
+
+def score_figures(score: Mapping[str, Any] | None, words: Counterparty | None = None) -> tuple[Figures, Figures]:
     """(headline figures, the rest) of a score dict: :data:`HEADLINE` keys when present, else its first three
-    numbers."""
+    numbers; a model counterparty's accounting (``words``) as one figure at the end of the rest."""
     s = _dict(score)
     head = [k for k in HEADLINE if k in s]
     if not head:
         head = [k for k, v in s.items() if isinstance(v, int | float) and not isinstance(v, bool)][:3]
+    other = counterparty.figure(s, words)
+    gathered = counterparty.keys(words) if other is not None else frozenset()
     return (
         [(clean(k), figure(s[k])) for k in head],
-        [(clean(k), figure(v)) for k, v in s.items() if k not in head],
+        [(clean(k), figure(v)) for k, v in s.items() if k not in head and k not in gathered]
+        + ([] if other is None else [(clean(other[0]), clean(other[1]))]),
     )
+
+
+def _counterparty_words(trajectory: Mapping[str, Any]) -> Counterparty | None:
+    """The score keys of the episode's model counterparty, as its family states them (None: it has none)."""
+    env_id = trajectory.get("env_id")
+    return for_env(env_id).counterparty if isinstance(env_id, str) and env_id else None
 
 
 def _meta(trajectory: Mapping[str, Any], n_turns: int) -> list[tuple[str, str]]:
@@ -691,7 +706,7 @@ def render(
         console.print(text)
     console.print(Text())
     console.print(_line([("end", clean_scalar(trajectory.get("end", "?"))), *_state(_last_data(trajectory))]))
-    head, rest = score_figures(score)
+    head, rest = score_figures(score, _counterparty_words(trajectory))
     console.print(Text("\nFinal score", style="bold"))
     if head or rest:
         console.print(Group(_line(head, "bold green"), _line(rest, "dim bold")))
@@ -866,7 +881,7 @@ def html(
     something arrived or changed" switch (also set from the address: ``#filter=send_message&eventful``); each turn
     is an anchor (``#turn-40``)."""
     selected, total = _selected(trajectory, turns)
-    head, rest = score_figures(score)
+    head, rest = score_figures(score, _counterparty_words(trajectory))
     obs = clean_scalar(trajectory.get("observation", ""))
     start = _state(_dict(trajectory.get("data")))
     title = f"salesgym episode: {_title(trajectory)}"
