@@ -19,24 +19,10 @@ import typer
 from salesgym.bench import calibration as cal
 from salesgym.bench import llm_options as lo
 from salesgym.bench import splits as sp
-from salesgym.bench.commands import (
-    DEFAULT_DB,
-    WORKERS_MAX,
-    DbPath,
-    KeyFile,
-    SplitsDir,
-    _check_out_dir,
-    _fail,
-    _open_store,
-    _preflight,
-    _sigterm_stops,
-    _Terminated,
-    _unlock,
-    _write_error,
-    err,
-    out,
-    resolve_policies,
-)
+from salesgym.bench.commands.console import check_out_dir, err, fail, open_store, out, write_error
+from salesgym.bench.commands.interrupts import Terminated, sigterm_stops
+from salesgym.bench.commands.options import DEFAULT_DB, WORKERS_MAX, DbPath, KeyFile, SplitsDir
+from salesgym.bench.commands.prepare import preflight, resolve_policies, unlock
 from salesgym.bench.policyspec import PolicySpecError
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError
 from salesgym.bench.store import StoreError
@@ -106,34 +92,34 @@ def calibrate(
     from salesgym.bench import runner
 
     if (policy is None) == (agent is None):
-        _fail("give exactly one of --policy NAME (or --policy llm --model M) and --agent module:Class", 2)
+        fail("give exactly one of --policy NAME (or --policy llm --model M) and --agent module:Class", 2)
     try:
         llm_options = lo.collect(llm_set, model=model, base_url=base_url, api_key_env=api_key_env,
                                  temperature=temperature, context_tokens=context_tokens, tool_choice=tool_choice,
                                  extra_body=extra_body, timeout=timeout)  # fmt: skip
         names = split or default_splits(family)
-        manifests = [_unlock(sp.load(n, splits_dir), key_file) for n in names]
+        manifests = [unlock(sp.load(n, splits_dir), key_file) for n in names]
         for m in manifests:
             found = runner.family_of(m.env_id)
             if found != family:
                 raise BenchError(f"split {m.name!r} is a {found} split, not {family}")
-            _preflight(m)
+            preflight(m)
         suite = runner.policy_suite(family)
         specs, added = resolve_policies([policy] if policy else None, [agent] if agent else None, llm_options, suite)
         specs = [s for s in specs if s.name not in added]  # calibration plays the one policy; nothing normalises
         backend = runner.make_backend("local", workers or os.cpu_count() or 1)
     except PolicySpecError as e:
-        _fail(str(e), e.code)
+        fail(str(e), e.code)
     except (sp.SplitError, BenchError) as e:
-        _fail(str(e))
+        fail(str(e))
     name = specs[0].name
     target = out_dir or Path("runs") / "calibration" / f"{family}-{name.replace(':', '_').replace('/', '_')}"
-    _check_out_dir(target, "the calibration")
-    store = _open_store(db)
+    check_out_dir(target, "the calibration")
+    store = open_store(db)
     tasks: list[cal.TaskCalibration] = []
     runs: dict[str, str] = {}
     try:
-        with _sigterm_stops():
+        with sigterm_stops():
             for m in manifests:
                 layout = m.layout if episodes is None else m.layout[:episodes]
                 err.print(f"calibrate: {m.name} ({len(layout)} tasks) x {trials} trials with {name}",
@@ -143,11 +129,11 @@ def calibrate(
                 runs[m.name] = outcome.run.id
                 tasks += cal.calibrate_split(m.name, layout, store.episodes(outcome.run.id), name, pass_threshold)
     except KeyboardInterrupt:
-        _fail("interrupted; finished episodes are saved: run the same command again to resume", 130)
-    except _Terminated:
-        _fail("terminated (SIGTERM); finished episodes are saved: run the same command again to resume", 143)
+        fail("interrupted; finished episodes are saved: run the same command again to resume", 130)
+    except Terminated:
+        fail("terminated (SIGTERM); finished episodes are saved: run the same command again to resume", 143)
     except (BenchError, StoreError, ValueError) as e:
-        _fail(str(e))
+        fail(str(e))
     finally:
         store.close()
     import salesgym
@@ -160,7 +146,7 @@ def calibrate(
         (target / "calibration.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         (target / "calibration.md").write_text(cal.markdown(data), encoding="utf-8")
     except OSError as e:
-        _fail(_write_error(target, "the calibration", e))
+        fail(write_error(target, "the calibration", e))
     s = data["summary"]
     out.print(f"{s['tasks']} tasks, mean pass rate {s.get('rate', 0):.2f}; bands "
               + ", ".join(f"{b} {n}" for b, n in s.get("bands", {}).items())
@@ -172,5 +158,5 @@ def calibrate(
                   highlight=False, soft_wrap=True)  # fmt: skip
     errors = sum(t.errors for t in tasks)
     if errors:  # written (an error counts as a failed trial), but not a calibration to ship
-        _fail(f"{errors} episode(s) ended in an error and count as failed trials; see `salesgym report` for the "
+        fail(f"{errors} episode(s) ended in an error and count as failed trials; see `salesgym report` for the "
               "runs above, fix and re-run with --retry-errors")  # fmt: skip
