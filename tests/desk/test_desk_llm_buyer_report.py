@@ -33,16 +33,21 @@ def _bench(db: Path, *extra: str) -> None:
     assert result.exit_code == 0, result.output
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, int]:
-    """(the store, the model-buyer run, the rule-based run, requests the buyer model was sent)."""
-    db = tmp_path_factory.mktemp("buyer-report") / "runs.sqlite"
+def _model_buyer(db: Path, *prices: str) -> int:
+    """A bench run whose buyers the scripted model plays; how many requests it was sent."""
     first = sp.load("desk-eval").territories[0]
     scripts = {request_seed(first.seed, f"L{i:03d}"): MOVES for i in range(first.n_opportunities)}
     with ScriptedOpenAI(scripts) as server:
         _bench(db, "--buyer", "llm", "--buyer-model", "scripted-buyer", "--buyer-base-url", server.base_url,
-               "--buyer-api-key-env", KEY_ENV)  # fmt: skip
-        asked = len(server.requests)
+               "--buyer-api-key-env", KEY_ENV, *prices)  # fmt: skip
+        return len(server.requests)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, int]:
+    """(the store, the model-buyer run, the rule-based run, requests the buyer model was sent)."""
+    db = tmp_path_factory.mktemp("buyer-report") / "runs.sqlite"
+    asked = _model_buyer(db)
     _bench(db)
     with Store(db, readonly=True) as store:
         model = next(r for r in store.runs() if "env_options" in r.config)
@@ -113,3 +118,57 @@ def test_costs_add_up_only_when_every_episode_was_priced() -> None:
     assert table is not None and [r[0] for r in table[1]] == ["a"] and table[1][0][9] == "$0.0042"
     rules = EpisodeRecord("a", "t", 1, "ok", {"primary": 1.0}, 0.1, 5, 5)
     assert counterparty.table([rules], ["a"], WORDS) is None and counterparty.table(priced, ["a"], None) is None
+
+
+def test_buyer_prices_on_the_command_line_price_the_buyer_model(runs: tuple[Path, str, str, int],
+                                                                tmp_path: Path) -> None:  # fmt: skip
+    db = tmp_path / "priced.sqlite"
+    asked = _model_buyer(db, "--buyer-price-in", "2.5", "--buyer-price-out", "10")
+    with Store(db, readonly=True) as store:
+        [run] = store.runs()
+        [episode] = store.episodes(run.id)
+        files = write_report(store, run.id, tmp_path / "report")
+    m = episode.metrics
+    assert m is not None and m["buyer_replies"] == asked == runs[3]
+    expected = round((m["buyer_prompt_tokens"] * 2.5 + m["buyer_completion_tokens"] * 10) / 1e6, 6)
+    assert m["buyer_cost_usd"] == expected > 0
+    assert run.config["env_options"]["buyer_price_in"] == 2.5 and run.id != runs[1]  # another run than unpriced
+    row = next(line for line in files.markdown.read_text().splitlines() if line.startswith("| quote-then-fit | scr"))
+    assert f"${expected:,.4f}" in row
+
+
+@pytest.mark.parametrize(("args", "message", "code"), [
+    (["--buyer-price-in", "-1"], "Invalid value for '--buyer-price-in'", 2),
+    (["--buyer-price-out", "-0.5"], "Invalid value for '--buyer-price-out'", 2),
+    (["--buyer-price-in", "nan"], "Invalid value for '--buyer-price-in'", 2),
+    (["--buyer-price-out", "inf"], "Invalid value for '--buyer-price-out'", 2),
+    (["--buyer-price-in", "cheap"], "Invalid value for '--buyer-price-in'", 2),
+    (["--buyer-price-in", "2"], "apply to --buyer llm", 1),
+    (["--buyer", "rules", "--buyer-price-out", "2"], "apply to --buyer llm", 1),
+])
+def test_bad_buyer_prices_are_one_line_errors(tmp_path: Path, args: list[str], message: str, code: int) -> None:
+    db = tmp_path / "runs.sqlite"
+    result = CliRunner().invoke(app, ["bench", "--family", "desk", "--episodes", "1", "-p", "idle", "--workers", "1",
+                                      "--db", str(db), *args])  # fmt: skip
+    assert result.exit_code == code and message in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not db.exists(), result.output
+
+
+@pytest.mark.parametrize("price", [-1, float("nan"), float("inf"), True, "2"])
+def test_the_environment_refuses_a_bad_buyer_price(price: object) -> None:
+    import salesgym
+    from salesgym.envs.desk.llm_buyer import LLMBuyer
+
+    with pytest.raises(ValueError, match="price_in must be a number >= 0"):
+        LLMBuyer("m", price_in=price)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="price_out must be a number >= 0"):
+        salesgym.make("desk-v0", buyer="llm", buyer_model="m", buyer_price_out=price)
+
+
+def test_buyer_prices_apply_to_a_model_buyer_only() -> None:
+    import salesgym
+
+    with pytest.raises(ValueError, match="apply to buyer='llm'"):
+        salesgym.make("desk-v0", buyer_price_in=1.0)
+    env = salesgym.make("desk-v0", buyer="llm", buyer_model="m", buyer_price_in=1.0, buyer_price_out=4.0)
+    assert (env.family.buyer.config.price_in, env.family.buyer.config.price_out) == (1.0, 4.0)
