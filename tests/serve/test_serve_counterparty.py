@@ -5,6 +5,9 @@ process; the split's tasks are served by id; every other value of ``pack`` is re
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,12 +18,17 @@ from serve_helpers import AGENT_A, OPERATOR, Server, in_process, running
 
 pytest.importorskip("jq")
 
+from salesgym.agents import make_policy
+from salesgym.agents.base import rollout
 from salesgym.bench import splits as sp
+from salesgym.bench.runner import trial_seed
+from salesgym.bench.store import Store
 from salesgym.envs.workflows import packs
 from salesgym.envs.workflows.tasks.model import resolve
 from salesgym.envs.workflows.tools import OWNER_OF_TABLE
 from salesgym.envs.workflows.verifier import calls_of
 from salesgym.serve import tasks
+from salesgym.serve.client import RemoteEnv
 from salesgym.serve.sessions import ServiceError
 
 PACK = "workflows-counterparty"
@@ -161,3 +169,32 @@ def test_a_split_over_a_pack_the_service_does_not_ship_is_refused() -> None:
     with pytest.raises(ServiceError) as stale:
         tasks._shipped(changed)
     assert stale.value.status == 503
+
+
+def test_bench_scores_the_counterparty_split_from_the_service_as_in_process(tmp_path: Path) -> None:
+    """An agent takes every task of the split by id (a fresh service: its first session of a task is trial 0);
+    the operator's --from-service scores equal the same policy played in process on the shipped pack."""
+    with running(tmp_path, "--no-access-log", name="fresh") as server:
+        _played_and_scored(server, tmp_path)
+
+
+def _played_and_scored(server: Server, tmp_path: Path) -> None:
+    client = server.client(AGENT_A)
+    manifest = sp.load(PACK)
+    for t in manifest.territories:
+        env = RemoteEnv.for_task(client, PACK, t.id)
+        list(rollout(env, make_policy("first-plausible", seed=trial_seed(t.seed, 0), family="workflows"), seed=0))
+        env.close()
+    db = tmp_path / "runs.sqlite"
+    env = {**os.environ, "SALESGYM_OPERATOR_TOKEN": OPERATOR}
+    done = subprocess.run([sys.executable, "-m", "salesgym.cli", "bench", "--split", PACK, "--db", str(db),
+                           "--workers", "1", "--from-service", server.url, "--name", "fp-remote", "-p",
+                           "first-plausible"], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    with Store(db, readonly=True) as store:
+        [run] = store.runs()
+        got = {p: {e.territory_id: dict(e.metrics or {}) for e in store.episodes(run.id) if e.policy == p}
+               for p in ("fp-remote", "first-plausible")}  # fmt: skip
+    assert set(got["fp-remote"]) == {t.id for t in manifest.territories}
+    assert got["fp-remote"] == got["first-plausible"]

@@ -295,9 +295,10 @@ def bench(
         notes: list[str] = []
         if from_service is not None and from_record:
             raise BenchError("give --from-service or --from-record, not both")
-        if manifest.pack is not None and (from_service is not None or from_record):
-            raise BenchError("a split cut over a template pack is scored in process (--templates-dir): a service or "
-                             "MCP server builds its tasks from the package's templates")
+        served = manifest.pack is None or sp.shipped_pack(manifest) is not None  # a service has the shipped packs
+        if not served and (from_service is not None or from_record):
+            raise BenchError("a split cut over an operator's template pack is scored in process (--templates-dir): a "
+                             "service or MCP server builds its tasks from the package's templates and shipped packs")
         if from_service is not None:
             spec, notes = remote.collect(from_service, manifest, trials, name)
             collected.append(spec)
