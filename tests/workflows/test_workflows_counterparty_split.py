@@ -88,3 +88,13 @@ def test_the_cli_runs_the_split_by_name(tmp_path: Path) -> None:
                                       str(tmp_path / "runs.sqlite")])  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "reference" in result.output and "1.00" in result.output
+
+
+def test_splits_verify_says_the_pack_is_shipped_and_refuses_a_split_sealed_over_another_copy(tmp_path: Path) -> None:
+    [check] = [c for c in sp.verify_all(sp.default_splits_dir() / "workflows") if c.path.stem == SPLIT]
+    assert check.ok and "shipped with the package" in check.message
+    data = json.loads((sp.default_splits_dir() / "workflows" / f"{SPLIT}.json").read_text())
+    data["pack"]["fingerprint"] = "1" * 64  # a split sealed over an edited copy of the pack
+    sp.write_manifest(data, tmp_path / f"{SPLIT}.json")
+    [stale] = sp.verify_all(tmp_path)
+    assert not stale.ok and "templates changed after the split was frozen" in stale.message

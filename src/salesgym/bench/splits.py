@@ -558,7 +558,12 @@ def verify_all(splits_dir: Path | str | None = None) -> list[Check]:
             if m.seeding is not None:
                 msg += f"  private (key id {m.seeding.key_id})"
             if m.pack is not None:
-                msg += f"  template pack {m.pack.name} ({m.pack.fingerprint[:12]}; its templates need the pack)"
+                try:  # a pack the package ships is checked here and now; an operator's needs its directory
+                    where = "shipped with the package" if shipped_pack(m) else "its templates need the pack"
+                except SplitError as err:
+                    checks.append(Check(path, False, err.problem))
+                    continue
+                msg += f"  template pack {m.pack.name} ({m.pack.fingerprint[:12]}; {where})"
             checks.append(Check(path, True, msg, m))
     if not checks:
         checks.append(Check(directory, False, "no manifest (*.json) found"))
