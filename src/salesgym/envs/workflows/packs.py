@@ -12,7 +12,7 @@ A pack is a directory::
 The templates' order (a seed draws among them by position) is ``order`` when the manifest gives it (every id
 once), else by file name, then as listed in the file. The package's own catalogue is such a directory
 (``tasks/catalogue/``, one file per motion, fixtures named ``module:function``; ``package()``), and so is the
-pack it ships by name (``tasks/counterparty/``, ``builtin()``).
+pack it ships by name (``tasks/counterparty/``, ``shipped()``).
 
 A template file holds what ``tasks.model.Template`` holds, with the same names: ``id``, ``motion``, ``title``,
 ``goal``, ``prompt``, ``apps``, ``read_only``, ``requester_role``, ``mechanisms``, ``fixture`` (a function of
