@@ -14,8 +14,8 @@ from typing import Any
 
 from salesgym.agents.base import Action, Policy, call
 from salesgym.bench import splits as sp
+from salesgym.envs.workflows import packs
 from salesgym.envs.workflows.tasks.model import instantiate, resolve
-from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
 
 @lru_cache(maxsize=1)
@@ -27,7 +27,8 @@ def public_instances() -> dict[str, tuple[dict[str, Any], tuple[dict[str, Any], 
         if m is None or m.private:
             continue
         for t in m.territories:
-            world = instantiate(TEMPLATES[t.template], t.seed, 60)
+            template = packs.catalogue(packs.shipped_with(t.template))[t.template]  # (a shipped pack's is public)
+            world = instantiate(template, t.seed, 60)
             found[world.task.prompt] = (dict(world.secret.params), tuple(world.secret.solution))
     return found
 
@@ -48,7 +49,8 @@ def _pattern(prompt: str) -> tuple[re.Pattern[str], dict[str, str]]:
 
 def recognise(prompt: str) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]] | None:
     """A shipped template whose prompt this is, with the parameters the prompt spells out."""
-    for template in TEMPLATES.values():
+    shipped = [t for pack in packs.shipped().values() for t in pack.templates.values()]
+    for template in [*packs.package().values(), *shipped]:
         pattern, groups = _pattern(template.prompt)
         match = pattern.match(prompt)
         if match:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from salesgym.bench import analysis as an
-from salesgym.bench import plots, tiers
+from salesgym.bench import counterparty, plots, tiers
 from salesgym.bench import vocabulary as vc
 from salesgym.bench.breakdown import breakdowns, tag_breakdowns
 from salesgym.bench.stats import PairedDifference, Summary
@@ -259,6 +259,9 @@ def _sections(run: RunRecord, a: an.Analysis, comparisons: Sequence[tuple[RunRec
     )
     secs.append(_ends_section(a))
     secs.append(_cost_section(a))
+    found = counterparty.table(episodes, list(run.policies), w.counterparty)
+    if found is not None and w.counterparty is not None:  # only a run whose other side a model played
+        secs.append(_cut(f"Counterparty: {w.counterparty.title}", counterparty.intro(w.counterparty), found))
     if comparisons:
         secs.append(_ablation_section(run, a, comparisons))
     return secs

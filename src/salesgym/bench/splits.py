@@ -558,7 +558,12 @@ def verify_all(splits_dir: Path | str | None = None) -> list[Check]:
             if m.seeding is not None:
                 msg += f"  private (key id {m.seeding.key_id})"
             if m.pack is not None:
-                msg += f"  template pack {m.pack.name} ({m.pack.fingerprint[:12]}; its templates need the pack)"
+                try:  # a pack the package ships is checked here and now; an operator's needs its directory
+                    where = "shipped with the package" if shipped_pack(m) else "its templates need the pack"
+                except SplitError as err:
+                    checks.append(Check(path, False, err.problem))
+                    continue
+                msg += f"  template pack {m.pack.name} ({m.pack.fingerprint[:12]}; {where})"
             checks.append(Check(path, True, msg, m))
     if not checks:
         checks.append(Check(directory, False, "no manifest (*.json) found"))
@@ -620,7 +625,12 @@ def pack_message(manifest: Manifest) -> str:
 def attach_pack(manifest: Manifest, directory: Path | str | None) -> Manifest:
     """``manifest`` with its template pack found at ``directory`` (else ``$SALESGYM_TEMPLATES_DIR``), after
     checking that the pack there has the fingerprint the manifest was sealed with; a manifest without a pack is
-    returned as it is when no directory is given, and refused when one is."""
+    returned as it is when no directory is given, and refused when one is. Without a directory, a split cut over a
+    pack the package ships (the family's ``shipped_packs``) gets that pack, by name."""
+    if directory is None and manifest.pack is not None:
+        shipped = shipped_pack(manifest)
+        if shipped is not None:
+            return shipped
     if directory is None:
         directory = os.environ.get(PACK_ENV_VAR) or None
         if manifest.pack is None:
@@ -644,6 +654,26 @@ def attach_pack(manifest: Manifest, directory: Path | str | None) -> Manifest:
                          f"{manifest.name!r} was cut over {manifest.pack.fingerprint[:16]} (the pack changed, or it is "
                          "another one)")
     return replace(manifest, pack_dir=str(pack.path))
+
+
+def shipped_pack(manifest: Manifest) -> Manifest | None:
+    """``manifest`` with the shipped pack its ``pack`` names attached (None: no pack, or its family ships no pack of
+    that name); refused when the shipped pack's files changed since the split was sealed."""
+    import salesgym
+
+    ref = manifest.pack
+    try:
+        hook = salesgym.family(manifest.env_id).shipped_packs
+    except ValueError:
+        return None
+    pack = None if hook is None or ref is None else hook().get(ref.name)
+    if pack is None or ref is None:
+        return None
+    if pack.fingerprint != ref.fingerprint:
+        raise SplitError(manifest.path or manifest.name, f"split {manifest.name!r} was cut over the shipped template "
+                         f"pack {ref.name!r} at fingerprint {ref.fingerprint[:16]}, but this package's copy is "
+                         f"{pack.fingerprint[:16]} (its templates changed after the split was frozen)")
+    return replace(manifest, pack_dir=pack.name)
 
 
 def write_manifest(data: Mapping[str, Any], path: Path | str) -> Path:

@@ -40,6 +40,7 @@ from salesgym.bench.view_model import (
     state_pairs,
 )
 from salesgym.bench.view_text import OUTPUT_LIMIT, as_dict, clean, clean_scalar, compact, number
+from salesgym.bench.vocabulary import for_env
 
 if TYPE_CHECKING:
     from salesgym.bench.store import EpisodeRecord
@@ -74,7 +75,9 @@ def episode_view(
     selected, total = selected_turns(trajectory, turns)
     stopped = as_dict(as_dict(trajectory.get("totals")).get("stopped"))
     last = model_turn(stopped.get("turn"))
-    head, rest = score_figures(score)
+    env_id = trajectory.get("env_id")  # a model counterparty's keys, as the episode's family states them
+    words = for_env(env_id).counterparty if isinstance(env_id, str) and env_id else None
+    head, rest = score_figures(score, words)
     return EpisodeView(
         title=_title(trajectory),
         meta=_meta(trajectory, total),

@@ -13,7 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from salesgym.bench import counterparty
 from salesgym.bench.view_text import as_dict, as_list, clean, clean_scalar, compact, number
+from salesgym.bench.vocabulary import Counterparty
 
 MILESTONE_KEY = "milestone_counts"  # data key: counts of opportunities (or leads) per milestone
 CAPACITY_KEY = "capacity_left"  # data key: resource -> what is left
@@ -390,16 +392,23 @@ def figure(value: object) -> str:
     return compact(value)
 
 
-def score_figures(score: Mapping[str, Any] | None) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+Figures = list[tuple[str, str]]
+
+
+def score_figures(score: Mapping[str, Any] | None, words: Counterparty | None = None) -> tuple[Figures, Figures]:
     """(headline figures, the rest) of a score dict: :data:`HEADLINE` keys when present, else its first three
-    numbers."""
+    numbers; a model counterparty's accounting (``words``: its family's keys) as one figure at the end of the
+    rest."""
     s = as_dict(score)
     head = [k for k in HEADLINE if k in s]
     if not head:
         head = [k for k, v in s.items() if isinstance(v, int | float) and not isinstance(v, bool)][:3]
+    other = counterparty.figure(s, words)
+    gathered = counterparty.keys(words) if other is not None else frozenset()
     return (
         [(clean(k), figure(s[k])) for k in head],
-        [(clean(k), figure(v)) for k, v in s.items() if k not in head],
+        [(clean(k), figure(v)) for k, v in s.items() if k not in head and k not in gathered]
+        + ([] if other is None else [(clean(other[0]), clean(other[1]))]),
     )
 
 

@@ -32,6 +32,20 @@ class Funnel:
 
 
 @dataclass(frozen=True, slots=True)
+class Counterparty:
+    """A model that plays the other side (the desk's buyer), apart from the policy's own model: score keys of its
+    model name, requests, failed requests, prompt and completion tokens and cost in USD (None: unpriced)."""
+
+    title: str  # what the report calls it ("buyer model")
+    model: str
+    requests: str
+    failed: str
+    prompt_tokens: str
+    completion_tokens: str
+    cost: str
+
+
+@dataclass(frozen=True, slots=True)
 class Vocabulary:
     unit: str  # one scored item: territory, desk, task
     units: str
@@ -42,6 +56,7 @@ class Vocabulary:
     columns: tuple[Metric, ...]  # more leaderboard columns: means of these score keys
     secondary: tuple[Metric, ...]  # the secondary-metrics table
     funnel: Funnel | None
+    counterparty: Counterparty | None = None  # a family whose other side may be a model states its score keys
 
     def speak(self, text: str) -> str:
         """The benchmark's generic text (it says "territory" for a split's item) in this family's word.
@@ -59,13 +74,15 @@ NEUTRAL = Vocabulary(
     secondary=(Metric("closed_value", "closed"), Metric("invalid_actions", "invalid actions")), funnel=None,
 )  # fmt: skip
 KEYS = frozenset({"unit", "primary", "primary_axis", "closed", "columns", "secondary", "funnel"})
+OPTIONAL_KEYS = frozenset({"counterparty"})
 
 
 def parse(words: Mapping[str, Any], where: str) -> Vocabulary:
     """A family's ``REPORT_WORDS``; a missing or unknown key is a ``ValueError`` naming ``where``."""
-    if set(words) != KEYS:
-        missing, unknown = sorted(KEYS - set(words)), sorted(set(words) - KEYS)
-        raise ValueError(f"{where}: REPORT_WORDS needs exactly {sorted(KEYS)} (missing {missing}, unknown {unknown})")
+    if not KEYS <= set(words) <= KEYS | OPTIONAL_KEYS:
+        missing, unknown = sorted(KEYS - set(words)), sorted(set(words) - KEYS - OPTIONAL_KEYS)
+        raise ValueError(f"{where}: REPORT_WORDS needs exactly {sorted(KEYS)}, and may have "
+                         f"{sorted(OPTIONAL_KEYS)} (missing {missing}, unknown {unknown})")  # fmt: skip
     unit, units = words["unit"]
     closed = words["closed"]
     funnel = words["funnel"]
@@ -75,7 +92,15 @@ def parse(words: Mapping[str, Any], where: str) -> Vocabulary:
         columns=tuple(Metric(c["key"], c["title"], c.get("short", c["title"])) for c in words["columns"]),
         secondary=tuple(Metric(c["key"], c["title"]) for c in words["secondary"]),
         funnel=Funnel(funnel["key"], funnel["title"], funnel["intro"], funnel["axis"]) if funnel else None,
+        counterparty=_counterparty(words["counterparty"], where) if words.get("counterparty") else None,
     )  # fmt: skip
+
+
+def _counterparty(words: Mapping[str, Any], where: str) -> Counterparty:
+    needed = set(Counterparty.__slots__)
+    if set(words) != needed or not all(isinstance(v, str) and v for v in words.values()):
+        raise ValueError(f"{where}: REPORT_WORDS counterparty needs exactly {sorted(needed)}, each a non-empty text")
+    return Counterparty(**words)
 
 
 @cache

@@ -101,6 +101,9 @@ class FamilySpec:
     # a keyed private split ``(name, template pack directory, held-out group)``, if it has them
     private_plan: Callable[[str, str | None, str | None], SplitBody] | None = None
     load_pack: Callable[[str | Path], Pack] | None = None  # its template packs, if it has them
+    # the packs the package itself ships, by name: a split over one runs without --templates-dir, and a service
+    # offers them by name (never a directory of its own)
+    shipped_packs: Callable[[], Mapping[str, Pack]] | None = None
     conformance: str | None = None  # module of the conformance kit's hooks (``random_call``, ``LeakScanner``...)
     verifier_api: str | None = None  # module of the HTTP verifier API's family side, if it offers one
     kit_ids: tuple[str, ...] | None = None  # the ids the conformance kit runs (None: every registered id)

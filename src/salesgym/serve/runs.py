@@ -111,8 +111,12 @@ class Runs:
             raise ServiceError(422, "no_verifier_api", f"{env_id}'s family offers no verifier API (the workflows "
                                "family does)")  # fmt: skip
         family = importlib.import_module(name)
+        try:
+            tables = family.start(env._world)
+        except ValueError as err:  # the family cannot judge this instance from stored state
+            raise ServiceError(422, "not_judgeable", str(err)) from None
         run = Run("r-" + secrets.token_hex(8), caller.name, env_id, seed, family, env._world,
-                  getattr(env.family, "judge", None), family.start(env._world), benchmark=task)  # fmt: skip
+                  getattr(env.family, "judge", None), tables, benchmark=task)  # fmt: skip
         while len(self.runs) >= self.max_runs:
             judged = next((k for k, r in self.runs.items() if r.verdict is not None), None)
             self.runs.pop(judged if judged is not None else next(iter(self.runs)))

@@ -30,8 +30,9 @@ log = logging.getLogger("salesgym.serve")
 RECENT_RESULTS = 32  # results kept per session to answer retries; an older retry gets 409 already_applied
 # the service's key comes from its own environment, never a caller; and no caller names a model endpoint and the
 # environment variable holding its key (``llm``: it could send the service's own secrets to any address), nor a
-# directory of the server's to load a template pack from (``pack``: a pack runs its own fixtures.py); the desk's
-# language-model buyer (``buyer`` and its endpoint, model and key variable) likewise
+# directory of the server's to load a template pack from (``pack``: a pack runs its own fixtures.py; a pack the
+# package ships may be named, ``shipped_pack``); the desk's language-model buyer (``buyer`` and its endpoint, model
+# and key variable) likewise
 RESERVED_KWARGS = frozenset({"verifier_key", "llm", "pack", "buyer", "buyer_model", "buyer_base_url",
                              "buyer_api_key_env"})  # fmt: skip
 
@@ -102,13 +103,28 @@ class Live:
         return result
 
 
+def shipped_packs(env_id: str) -> list[str]:
+    """The names of the template packs the package ships for ``env_id``'s family (the only packs a caller names)."""
+    hook = salesgym.family(env_id).shipped_packs
+    return [] if hook is None else sorted(hook())
+
+
+def shipped_pack(env_id: str, value: Any) -> bool:
+    """Whether ``value`` names a pack the package ships: a name, never a path of the server's."""
+    return isinstance(value, str) and value in shipped_packs(env_id)
+
+
 def _make(env_id: str, kwargs: dict[str, Any], seed: int, verifier_key: bytes | None = None) -> Any:
     """A caller's environment, reset; ``verifier_key`` is the service's (never a caller's: reserved)."""
     if env_id not in salesgym.registry():
         raise ServiceError(400, "unknown_env", f"unknown environment {env_id!r}; GET /envs lists them")
-    bad = sorted(k for k in kwargs if k in RESERVED_KWARGS or k.startswith("_"))
+    shipped = "pack" in kwargs and shipped_pack(env_id, kwargs["pack"])
+    bad = sorted(k for k in kwargs if (k in RESERVED_KWARGS and not (k == "pack" and shipped)) or k.startswith("_"))
     if bad:
-        raise ServiceError(400, "bad_kwargs", f"{', '.join(bad)} cannot be set by a caller")
+        named = shipped_packs(env_id)
+        also = (f" (pack may name a template pack the package ships: {', '.join(named)}; never a directory)"
+                if "pack" in bad and named else "")  # fmt: skip
+        raise ServiceError(400, "bad_kwargs", f"{', '.join(bad)} cannot be set by a caller{also}")
     try:
         env = salesgym.make(env_id, **kwargs, **({} if verifier_key is None else {"verifier_key": verifier_key}))
         env.reset(seed=seed)

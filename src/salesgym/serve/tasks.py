@@ -94,7 +94,26 @@ def resolve(split: str, task_id: str, key: SplitKey | None = None) -> Task:
             log.warning("private split %r cannot be opened: %s", split, err)
             raise ServiceError(409, "split_locked", f"private split {split!r} cannot be opened here: the service's "
                                "split key is not the one it was sealed with") from None  # fmt: skip
+    pack = None if found.pack is None else _shipped(found)
     entry = next((t for t in found.territories if t.id == task_id), None)
     if entry is None:
         raise ServiceError(404, "unknown_task", f"split {split!r} has no task {task_id!r}; GET /benchmark/{split}")
-    return Task(found.name, entry.id, found.env_id, territory_kwargs(entry, found.env_id), entry.seed, found.sha256)
+    kwargs = {**territory_kwargs(entry, found.env_id), **({} if pack is None else {"pack": pack})}
+    return Task(found.name, entry.id, found.env_id, kwargs, entry.seed, found.sha256)
+
+
+def _shipped(found: Manifest) -> str:
+    """The name of the shipped template pack a split is cut over (an operator's own pack is never served: it runs
+    its own code and is scored in process with --templates-dir)."""
+    from salesgym.bench import splits as sp
+
+    try:
+        attached = sp.shipped_pack(found)
+    except sp.SplitError as err:
+        log.warning("split %r cannot be served: %s", found.name, err)
+        raise ServiceError(503, "split_unavailable", f"split {found.name!r} is here but its template pack changed "
+                           "since it was frozen; the operator's log says why") from None  # fmt: skip
+    if attached is None or attached.pack_dir is None:
+        raise ServiceError(409, "split_not_served", f"split {found.name!r} is cut over a template pack this service "
+                           "does not ship; its operator scores it in process")  # fmt: skip
+    return attached.pack_dir

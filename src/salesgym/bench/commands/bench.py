@@ -25,6 +25,8 @@ from salesgym.bench.commands.leaderboard import explain, exploit_lines, leaderbo
 from salesgym.bench.commands.options import (
     DEFAULT_DB,
     WORKERS_MAX,
+    BuyerPriceIn,
+    BuyerPriceOut,
     DbPath,
     KeyFile,
     PassThreshold,
@@ -63,15 +65,15 @@ def _verifier_key(path: Path) -> str:
     return str(path.resolve())
 
 
-def _buyer_options(family: str, buyer: str | None, model: str | None, base_url: str | None,
-                   key_env: str | None) -> dict[str, str | None]:  # fmt: skip
+def _buyer_options(family: str, buyer: str | None, model: str | None, base_url: str | None, key_env: str | None,
+                   prices: tuple[float | None, float | None]) -> dict[str, str | float | None]:  # fmt: skip
     """``--buyer`` and its options as the environment's arguments (the desk says what they mean)."""
-    if buyer is None and model is None and base_url is None and key_env is None:
+    if all(v is None for v in (buyer, model, base_url, key_env, *prices)):
         return {}
     from salesgym.envs.desk.llm_buyer import bench_options
 
     try:
-        return dict(bench_options(family, buyer, model, base_url, key_env))
+        return dict(bench_options(family, buyer, model, base_url, key_env, *prices))
     except (ValueError, ImportError) as e:
         raise BenchError(str(e)) from None
 
@@ -99,7 +101,7 @@ def _dry_run(
     max_steps: int,
     prices: an.Prices | None,
     workers: int,
-    env_options: dict[str, str | None] | None = None,
+    env_options: dict[str, str | float | None] | None = None,
 ) -> None:
     """Play ``sample`` episodes of each policy (trial 0), write nothing, and project the whole run."""
     from salesgym.bench import runner
@@ -204,6 +206,8 @@ def bench(
     buyer_api_key_env: Annotated[
         str | None, typer.Option(help="--buyer llm: environment variable holding its key (default OPENAI_API_KEY)")
     ] = None,
+    buyer_price_in: BuyerPriceIn = None,
+    buyer_price_out: BuyerPriceOut = None,
     from_service: Annotated[
         str | None,
         typer.Option(help="score an agent's sessions of this split's tasks on a salesgym service at this URL "
@@ -280,7 +284,8 @@ def bench(
         if verifier_key_file is not None:
             os.environ[KEY_FILE_ENV] = _verifier_key(verifier_key_file)  # before any worker starts: they inherit it
         abl = runner.validate_ablation(ablation, manifest.env_id)
-        env_options = _buyer_options(env_family, buyer, buyer_model, buyer_base_url, buyer_api_key_env)
+        env_options = _buyer_options(env_family, buyer, buyer_model, buyer_base_url, buyer_api_key_env,
+                                     (buyer_price_in, buyer_price_out))  # fmt: skip
         if ray_address and backend is not BackendName.ray:
             raise BenchError("--ray-address only applies to --backend ray")
         prices = load_prices(price_in, price_out, price_cached, prices_file)
@@ -290,9 +295,10 @@ def bench(
         notes: list[str] = []
         if from_service is not None and from_record:
             raise BenchError("give --from-service or --from-record, not both")
-        if manifest.pack is not None and (from_service is not None or from_record):
-            raise BenchError("a split cut over a template pack is scored in process (--templates-dir): a service or "
-                             "MCP server builds its tasks from the package's templates")
+        served = manifest.pack is None or sp.shipped_pack(manifest) is not None  # a service has the shipped packs
+        if not served and (from_service is not None or from_record):
+            raise BenchError("a split cut over an operator's template pack is scored in process (--templates-dir): a "
+                             "service or MCP server builds its tasks from the package's templates and shipped packs")
         if from_service is not None:
             spec, notes = remote.collect(from_service, manifest, trials, name)
             collected.append(spec)

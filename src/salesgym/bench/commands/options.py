@@ -51,6 +51,16 @@ PriceIn = Annotated[
 PriceOut = Annotated[
     float | None, typer.Option("--price-out", min=0, callback=finite, help="$ per million completion tokens")
 ]
+BuyerPriceIn = Annotated[
+    float | None,
+    typer.Option("--buyer-price-in", min=0, callback=finite,
+                 help="--buyer llm: the buyer model's $ per million prompt tokens (its cost in the report)"),
+]
+BuyerPriceOut = Annotated[
+    float | None,
+    typer.Option("--buyer-price-out", min=0, callback=finite,
+                 help="--buyer llm: the buyer model's $ per million completion tokens"),
+]
 PriceCached = Annotated[
     float | None,
     typer.Option(

@@ -115,7 +115,8 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
         n_leads (1-500; 100 by default), shift_days (1-20 days of 480 minutes), variant (``VARIANTS``),
         lead_mix (``LEAD_MIXES``), voice (an optional ``buyers.Voice``: writes words, never decides),
         invalid_action_limit, verifier_key; buyer (``"rules"``, the default, or ``"llm"`` with buyer_model,
-        buyer_base_url and buyer_api_key_env, or an ``llm_buyer.LLMBuyer``: a language-model buyer that hears
+        buyer_base_url, buyer_api_key_env and buyer_price_in / buyer_price_out (dollars per million prompt /
+        completion tokens, for ``buyer_cost_usd``), or an ``llm_buyer.LLMBuyer``: a language-model buyer that hears
         the seller's pitch and decides within the rules; docs/desk.md).
 
     Version history
@@ -142,11 +143,14 @@ class DeskEnv(Environment[DeskWorld, DeskState]):
         buyer_model: str | None = None,
         buyer_base_url: str | None = None,
         buyer_api_key_env: str | None = None,
+        buyer_price_in: float | None = None,
+        buyer_price_out: float | None = None,
     ) -> None:
         if invalid_action_limit < 1:
             raise ValueError("invalid_action_limit must be at least 1")
         check_options(n_leads, shift_days, variant, lead_mix)  # fail fast, clearly
-        model_buyer = llm_buyer.configure(buyer, buyer_model, buyer_base_url, buyer_api_key_env)
+        model_buyer = llm_buyer.configure(buyer, buyer_model, buyer_base_url, buyer_api_key_env, buyer_price_in,
+                                          buyer_price_out)  # fmt: skip
         options = {"n_leads": n_leads, "shift_days": shift_days, "variant": variant, "lead_mix": lead_mix}
         super().__init__(DeskRules(voice, model_buyer), invalid_action_limit=invalid_action_limit,
                          verifier_key=verifier_key, **options)  # fmt: skip

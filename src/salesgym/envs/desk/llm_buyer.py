@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -107,7 +108,8 @@ class LLMBuyer:
             problems.append("max_tokens must be a positive integer")
         for name in ("price_in", "price_out"):
             value = getattr(self, name)
-            if value is not None and not (isinstance(value, int | float) and value >= 0):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                                      or not math.isfinite(value) or value < 0):  # fmt: skip
                 problems.append(f"{name} must be a number >= 0 (dollars per million tokens)")
         if problems:
             raise ValueError("invalid language-model buyer: " + "; ".join(problems))
@@ -116,8 +118,14 @@ class LLMBuyer:
         return dataclasses.asdict(self)
 
 
-def configure(buyer: object, model: str | None, base_url: str | None, api_key_env: str | None) -> LLMBuyer | None:
-    """``DeskEnv``'s buyer arguments as a configuration: None for the rule-based buyer (``"rules"``)."""
+def configure(buyer: object, model: str | None, base_url: str | None, api_key_env: str | None,
+              price_in: float | None = None, price_out: float | None = None) -> LLMBuyer | None:  # fmt: skip
+    """``DeskEnv``'s buyer arguments as a configuration: None for the rule-based buyer (``"rules"``); the prices
+    (dollars per million prompt / completion tokens) apply to ``"llm"`` only."""
+    priced = price_in is not None or price_out is not None
+    if priced and buyer != "llm":
+        raise ValueError("buyer_price_in and buyer_price_out apply to buyer='llm' (an LLMBuyer carries its own "
+                         "price_in and price_out)")  # fmt: skip
     if isinstance(buyer, LLMBuyer):
         return buyer
     if isinstance(buyer, Mapping):
@@ -132,7 +140,8 @@ def configure(buyer: object, model: str | None, base_url: str | None, api_key_en
             raise ValueError("buyer_model and buyer_base_url apply to buyer='llm'")
         return None
     if buyer == "llm":
-        return LLMBuyer(model or "", base_url, api_key_env or "OPENAI_API_KEY")
+        return LLMBuyer(model or "", base_url, api_key_env or "OPENAI_API_KEY", price_in=price_in,
+                        price_out=price_out)  # fmt: skip
     raise ValueError(f"buyer must be 'rules', 'llm' or an LLMBuyer, got {buyer!r}")
 
 
@@ -359,19 +368,21 @@ def _clip(text: str) -> str:
 
 
 def bench_options(family: str, buyer: str | None, model: str | None, base_url: str | None,
-                  api_key_env: str | None) -> dict[str, str | None]:  # fmt: skip
+                  api_key_env: str | None, price_in: float | None = None,
+                  price_out: float | None = None) -> dict[str, str | float | None]:  # fmt: skip
     """``salesgym bench``'s ``--buyer`` options as the desk's ``make`` arguments (none for the rule-based
-    buyer, so its runs keep their ids), after asking the buyer's endpoint once; ``ValueError`` says what is
-    wrong in one line."""
+    buyer, so its runs keep their ids; the prices only when given, so an unpriced run keeps its id), after asking
+    the buyer's endpoint once; ``ValueError`` says what is wrong in one line."""
     if buyer in (None, "rules"):
-        if model is not None or base_url is not None or api_key_env is not None:
-            raise ValueError("--buyer-model, --buyer-base-url and --buyer-api-key-env apply to --buyer llm")
+        if any(v is not None for v in (model, base_url, api_key_env, price_in, price_out)):
+            raise ValueError("--buyer-model, --buyer-base-url, --buyer-api-key-env, --buyer-price-in and "
+                             "--buyer-price-out apply to --buyer llm")  # fmt: skip
         return {}
     if buyer != "llm":
         raise ValueError(f"--buyer must be rules or llm, got {buyer!r}")
     if family != "desk":
         raise ValueError(f"--buyer llm applies to desk splits; this split is a {family} split")
-    config = LLMBuyer(model or "", base_url, api_key_env or "OPENAI_API_KEY")
+    config = LLMBuyer(model or "", base_url, api_key_env or "OPENAI_API_KEY", price_in=price_in, price_out=price_out)
     if not os.environ.get(config.api_key_env):
         raise ValueError(f"set ${config.api_key_env} to the buyer endpoint's API key (any value for a local server "
                          "that ignores it), or name another with --buyer-api-key-env")  # fmt: skip
@@ -382,5 +393,6 @@ def bench_options(family: str, buyer: str | None, model: str | None, base_url: s
         raise ValueError(f"the buyer endpoint {base_url or 'api.openai.com'} "
                          + (f"does not answer ({info.unreachable})" if info.unreachable else
                             f"refused the key in ${config.api_key_env} ({info.refused})"))  # fmt: skip
+    prices = {f"buyer_{k}": v for k, v in (("price_in", price_in), ("price_out", price_out)) if v is not None}
     return {"buyer": "llm", "buyer_model": config.model, "buyer_base_url": base_url,
-            "buyer_api_key_env": config.api_key_env}  # fmt: skip
+            "buyer_api_key_env": config.api_key_env, **prices}  # fmt: skip

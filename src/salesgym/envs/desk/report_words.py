@@ -22,6 +22,10 @@ REPORT_WORDS = {
         {"key": "invalid_actions", "title": "invalid actions"},
         {"key": "buyer_errors", "title": "buyer-side errors (the buyer's failures, not the seller's)"},
     ],
+    # with --buyer llm: the buyer model's own requests, tokens and cost (llm_buyer.usage), apart from the seller's
+    "counterparty": {"title": "buyer model", "model": "buyer_model", "requests": "buyer_replies",
+                     "failed": "buyer_failed_requests", "prompt_tokens": "buyer_prompt_tokens",
+                     "completion_tokens": "buyer_completion_tokens", "cost": "buyer_cost_usd"},
     "funnel": {"key": "advances", "title": "Lead funnel",
                "intro": "Leads contacted, offered a quoted plan and converted, summed over desks.",
                "axis": "stage"},

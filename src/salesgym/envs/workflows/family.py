@@ -47,10 +47,11 @@ class WorkflowsScenario:
         return SplitColumns(self.tier, self.template, self.apps, self.unused)
 
     def make_kwargs(self) -> dict[str, Any]:
-        return {"template": self.template}
+        shipped = packs.shipped_with(self.template)  # a shipped pack's template names its pack (the package's: none)
+        return {"template": self.template, **({} if shipped is None else {"pack": shipped})}
 
     def check(self, pack: str | None) -> None:
-        templates = packs.catalogue(pack)
+        templates = packs.catalogue(pack if pack is not None else packs.shipped_with(self.template))
         if self.template not in templates:
             raise ValueError(f"unknown template {self.template!r}")
         tier = templates[self.template].tier
@@ -88,6 +89,7 @@ SPEC = FamilySpec(
     trajectory_data=("clock", "told", "episode"),
     private_plan=_private_plan,
     load_pack=_load_pack,
+    shipped_packs=packs.shipped,
     conformance="salesgym.envs.workflows.conformance",
     verifier_api="salesgym.envs.workflows.remote",  # the HTTP verifier API's family side (serve/runs.py)
     splits_folder="workflows",

@@ -12,7 +12,7 @@ A pack is a directory::
 The templates' order (a seed draws among them by position) is ``order`` when the manifest gives it (every id
 once), else by file name, then as listed in the file. The package's own catalogue is such a directory
 (``tasks/catalogue/``, one file per motion, fixtures named ``module:function``; ``package()``), and so is the
-pack it ships by name (``tasks/counterparty/``, ``builtin()``).
+pack it ships by name (``tasks/counterparty/``, ``shipped()``).
 
 A template file holds what ``tasks.model.Template`` holds, with the same names: ``id``, ``motion``, ``title``,
 ``goal``, ``prompt``, ``apps``, ``read_only``, ``requester_role``, ``mechanisms``, ``fixture`` (a function of
@@ -455,11 +455,22 @@ def package() -> Mapping[str, Template]:
 
 
 @lru_cache(maxsize=1)
-def builtin() -> Mapping[str, Mapping[str, Template]]:
-    """The packs the package ships by name (not in the frozen splits' catalogue): ``workflows-counterparty``,
-    templates with policy documents and simulated people who act (``tasks/counterparty/``)."""
+def shipped() -> Mapping[str, Pack]:
+    """The packs the package ships by name (not in the catalogue the seed draws from): ``workflows-counterparty``,
+    templates with policy documents and simulated people who act (``tasks/counterparty/``). A caller names them,
+    never a directory, so a service may offer them (a directory's pack runs its own fixtures.py)."""
     pack = _read_pack(COUNTERPARTY, own=False)
-    return {pack.name: pack.templates}
+    return {pack.name: pack}
+
+
+def builtin() -> Mapping[str, Mapping[str, Template]]:
+    """The templates of each shipped pack (:func:`shipped`), by pack name."""
+    return {name: pack.templates for name, pack in shipped().items()}
+
+
+def shipped_with(template: str) -> str | None:
+    """The name of the shipped pack holding ``template`` (None: none does; a package id is never in one)."""
+    return next((name for name, pack in shipped().items() if template in pack.templates), None)
 
 
 def catalogue(pack: str | None) -> Mapping[str, Template]:

@@ -28,6 +28,13 @@ SANDBOXED = "salesgym.envs.workflows.assertions:evaluate_for_caller"  # what the
 
 
 def start(world: WorkflowsWorld) -> Tables:
+    """The run's start tables; ``ValueError`` for a task whose simulated people act (``users.py``): who made a
+    change is on the environment's event tape, which a run does not store, so its verdict would count the person's
+    changes as the agent's (such a task is played as a session)."""
+    if world.secret.actions:
+        raise ValueError(f"template {world.secret.template!r} has simulated people who act on the apps; the verifier "
+                         "API cannot tell their changes from the agent's (no event tape is stored): play it as a "
+                         "session (POST /sessions)")  # fmt: skip
     return {name: dict(rows) for name, rows in world.tables.items()}
 
 

@@ -23,7 +23,8 @@ call (so it is in that step's observation, and replay and clones are exact). Eac
 **Voice.** An optional language-model voice (``llm.OpenAIVoice``, off by default) answers as the person, from
 what they know (their hidden facts), the question and the rules' words; the rules have already decided what is
 told. The check (``voiced``) refuses an answer that drops the told value, and flags and refuses one that shows
-the value of a fact not told (revealed unasked) or the persona: the rule's words stand and the output says why.
+the value of a fact not told (revealed unasked) or the persona, verbatim or disguised (``shows``: case,
+separators, invisible or full-width characters, reversal): the rule's words stand and the output says why.
 Every reply is on the event tape (``voice_spoke``: the request's hash, the reply, the flags), so a replay or a
 clone never asks the model again, and the score counts the flags (``verifier.score``'s ``voice``).
 """
@@ -31,6 +32,7 @@ clone never asks the model again, and the score counts the flags (``verifier.sco
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -125,6 +127,26 @@ def answer(ctx: Ctx, holder: str, question: str) -> ToolOutcome:
     return done(out)
 
 
+SHOWN_MIN = 4  # a value this short in letters and digits is looked for verbatim only (a shorter one is everywhere)
+
+
+def _plain(text: str) -> str:
+    """Letters and digits only, case-folded, compatibility forms (full-width...) folded."""
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", text).casefold())
+
+
+def shows(text: str, value: str) -> bool:
+    """Whether ``text`` shows ``value``: verbatim, or disguised as a persuaded voice may spell it (other case,
+    characters apart, other punctuation, invisible or full-width characters, reversed)."""
+    if value in text:
+        return True
+    plain = _plain(value)
+    if len(plain) < SHOWN_MIN:
+        return False
+    seen = _plain(text)
+    return plain in seen or plain[::-1] in seen
+
+
 def voiced(ctx: Ctx, voice: Voice, holder: str, question: str, words: str, fact: Fact | None) -> tuple[str, str]:
     """The voice's answer, or the rule's words and why the voice's were refused. The reply comes from the tape
     when this very request was answered before (a replay, a clone, a repeated question), else from the voice, and
@@ -143,9 +165,9 @@ def voiced(ctx: Ctx, voice: Voice, holder: str, question: str, words: str, fact:
         if not isinstance(text, str):
             return words, "the voice answered no text; these are the rule's words"
     told = {*ctx.state.revealed, *([fact.key] if fact is not None else [])}
-    unasked = [f.key for f in secret.facts if f.key not in told and f.value in text]
+    unasked = [f.key for f in secret.facts if f.key not in told and shows(text, f.value)]
     problem = ""
-    if unasked or secret.persona in text:
+    if unasked or shows(text, secret.persona):
         problem = "the voice revealed something not asked for; these are the rule's words"
     elif not text.strip() or (fact is not None and fact.value not in text):
         problem = "the voice dropped what was told; these are the rule's words"

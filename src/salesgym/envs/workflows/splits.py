@@ -16,6 +16,10 @@ A private split (``private_plan``; ``workflows-test-private`` is shipped) lists 
 key the operator holds. It is drawn like held-out, or, cut over a template pack (``packs.py``), holds every
 template of the pack, whose reference solutions must pass before the split is sealed: then the package carries
 none of its templates, fixtures or solutions.
+
+A public split over a pack the package ships (``SHIPPED_PACK_SPLITS``: ``workflows-counterparty``) holds every
+template of that pack, seeds listed, and is sealed with the pack's name and fingerprint: the benchmark attaches the
+package's copy by name, and refuses the split once the pack's files change.
 """
 
 from __future__ import annotations
@@ -39,6 +43,16 @@ DESCRIPTIONS = {
     "split of `salesgym bench --family workflows`.",
     "workflows-held-out": "Held-out tasks: about 20% of the templates of each tier (every tier covered), never in "
     "train or eval.",
+}
+
+# public splits over a pack the package ships (``packs.shipped``): split -> (pack, first seed); outside the keyed
+# draw above, so they move no catalogue template
+SHIPPED_PACK_SPLITS = {"workflows-counterparty": ("workflows-counterparty", 340_000)}
+SHIPPED_PACK_DESCRIPTIONS = {
+    "workflows-counterparty": "Counterparty tasks: every template of the shipped pack workflows-counterparty "
+    "(decisive rules in company policy documents; simulated people who act on the apps mid-episode), "
+    f"{SEEDS_PER_TEMPLATE} seeds each. Scored like workflows-eval: `salesgym bench --family workflows --split "
+    "workflows-counterparty`.",
 }
 
 
@@ -82,7 +96,26 @@ def plan() -> dict[str, dict[str, Any]]:
         note = {"reference": "workflows-train", "templates_unseen": unseen,
                 "summary": f"{len(unseen)}/{len(set(templates))} templates unseen in train"}  # fmt: skip
         out[name] = {"description": DESCRIPTIONS[name], "territories": entries, "contamination": note}
+    for name, (pack_name, base) in SHIPPED_PACK_SPLITS.items():
+        out[name] = shipped_pack_plan(name, pack_name, base, train)
     return out
+
+
+def shipped_pack_plan(name: str, pack_name: str, seed_base: int, train: set[str]) -> dict[str, Any]:
+    """A public split holding every template of the shipped pack ``pack_name``, sealed with the pack's name and
+    fingerprint (the benchmark attaches the shipped pack itself and refuses it once the pack's files changed)."""
+    pack = packs.shipped()[pack_name]
+    entries = [
+        {"id": f"{name}-{i:03d}", "family": f"tier{pack.templates[t].tier}", "template": t, "seed": seed_base + i,
+         "n_opportunities": pack.templates[t].tier, "horizon_days": 1}
+        for i, t in enumerate(t for t in pack.templates for _ in range(SEEDS_PER_TEMPLATE))
+    ]  # fmt: skip
+    unseen = sorted(set(pack.templates) - train)
+    note = {"reference": "workflows-train", "templates_unseen": unseen,
+            "summary": f"{len(unseen)}/{len(pack.templates)} templates unseen in train, all from the shipped "
+                       f"template pack {pack.name!r}"}  # fmt: skip
+    return {"description": SHIPPED_PACK_DESCRIPTIONS[name], "territories": entries, "contamination": note,
+            "pack": {"name": pack.name, "fingerprint": pack.fingerprint}}
 
 
 PRIVATE_DESCRIPTION = ("Private test tasks, drawn like workflows-held-out (templates never in train, every tier). "
