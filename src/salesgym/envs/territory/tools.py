@@ -14,7 +14,7 @@ from pydantic import Field, StringConstraints
 
 from salesgym.core.evidence import Evidence
 from salesgym.core.tools import Strip, ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
-from salesgym.envs.territory import buyers
+from salesgym.envs.territory import buyers, outputs
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.contract import (
     APPROVAL_DAYS,
@@ -666,6 +666,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             hours("view_opportunity"),
             writes=False,
             failure_modes=("unknown opportunity id",),
+            output=outputs.ViewOutput,
         ),
         T(
             "research_account",
@@ -676,6 +677,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             f"{hours('research_account')} ({RESEARCH_AGAIN_HOURS:g} h if already researched)",
             side_effects="keywords become usable for relevance",
             failure_modes=("unknown account id",),
+            output=outputs.ResearchOutput,
         ),
         T(
             "find_stakeholders",
@@ -686,6 +688,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             hours("find_stakeholders"),
             side_effects="stakeholders become contactable",
             failure_modes=("unknown or closed opportunity",),
+            output=outputs.StakeholdersOutput,
         ),
         T(
             "send_message",
@@ -696,6 +699,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             hours("send_message"),
             side_effects="may schedule a reply (buyer_reply evidence)",
             failure_modes=("stakeholder not found yet", "stakeholder left the company", "deal closed"),
+            output=outputs.MessageOutput,
         ),
         T(
             "schedule_meeting",
@@ -706,6 +710,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             hours("schedule_meeting"),
             side_effects="schedules answers (meeting_acceptance evidence)",
             failure_modes=("unknown invitee",),
+            output=outputs.MeetingOutput,
         ),
         T(
             "book_resource",
@@ -717,6 +722,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             hours("book_resource"),
             resource_cost="the booked hours of that team",
             failure_modes=("lead time not met", "capacity exhausted that week", "unknown booking"),
+            output=outputs.BookOutput,
         ),
         T(
             "run_discovery",
@@ -727,6 +733,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             hours("run_discovery"),
             side_effects="may create budget_confirmation / authorised_sponsor / disqualification_reason evidence",
             failure_modes=("meeting not started", "nobody accepted", "already done"),
+            output=outputs.DiscoveryOutput,
         ),
         T(
             "run_technical_evaluation",
@@ -739,6 +746,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             resource_cost="consumes the SE booking",
             side_effects="may create technical_success evidence",
             failure_modes=("no usable SE booking", "already running"),
+            output=outputs.EvaluationOutput,
         ),
         T(
             "build_business_case",
@@ -747,6 +755,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             CaseArgs,
             build_business_case,
             hours("build_business_case"),
+            output=outputs.CaseOutput,
         ),
         T(
             "propose_action_plan",
@@ -756,6 +765,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             propose_action_plan,
             hours("propose_action_plan"),
             side_effects="may create mutual_action_plan evidence",
+            output=outputs.PlanOutput,
         ),
         T(
             "send_proposal",
@@ -765,6 +775,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             send_proposal,
             hours("send_proposal"),
             side_effects="the buyer accepts or counters later",
+            output=outputs.ProposalOutput,
         ),
         T(
             "negotiate",
@@ -773,6 +784,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             negotiate,
             hours("negotiate"),
             failure_modes=("no proposal yet",),
+            output=outputs.CounterOutput,
         ),
         T(
             "request_approval",
@@ -784,6 +796,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             hours("request_approval"),
             resource_cost="consumes the booking",
             side_effects="may create security/legal/procurement_approval evidence",
+            output=outputs.ApprovalOutput,
         ),
         T(
             "escalate",
@@ -795,6 +808,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             escalate,
             hours("escalate"),
             resource_cost="consumes the management booking",
+            output=outputs.EscalateOutput,
         ),
         T(
             "send_contract",
@@ -804,6 +818,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             send_contract,
             hours("send_contract"),
             side_effects="may create contract_signature evidence",
+            output=outputs.ContractOutput,
         ),
         T(
             "update_crm",
@@ -812,6 +827,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             CrmArgs,
             update_crm,
             hours("update_crm"),
+            output=outputs.CrmOutput,
         ),
         T(
             "disqualify",
@@ -820,6 +836,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             disqualify,
             hours("disqualify"),
             side_effects="the opportunity becomes terminal",
+            output=outputs.DisqualifyOutput,
         ),
         T(
             "wait",
@@ -831,6 +848,7 @@ TOOLS: ToolBox[Ctx] = ToolBox(
             "the hours waited",
             resource_cost="none",
             writes=False,
+            output=outputs.WaitOutput,
         ),
     ]
 )
