@@ -74,7 +74,7 @@ class ErrorOutput(ToolOutput):
     error: str
 
 
-Out = TypeVar("Out", bound=BaseModel)
+Out = TypeVar("Out")
 
 
 class ResultOf(BaseModel, Generic[Out]):
@@ -87,6 +87,18 @@ class ResultOf(BaseModel, Generic[Out]):
     resource_cost: dict[str, float]
     event_ids: list[str]
     output: Out | ErrorOutput
+
+
+class Episode(ToolOutput):
+    """The episode's flags every observation's data carries."""
+
+    terminated: bool
+    truncated: bool
+    invalid_actions: int
+
+
+# the last tool result as an observation shows it: each output checked against its own tool's model elsewhere
+LastResult = ResultOf[dict[str, Any]]
 
 
 class CallResultOf(BaseModel, Generic[Out]):

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import RootModel
 
-from salesgym.core.tools import ToolOutput
+from salesgym.core.tools import Episode, LastResult, ToolOutput
 
 
 class LeadFacts(ToolOutput):
@@ -183,3 +183,41 @@ class PlansOutput(ToolOutput):
 
 class WaitOutput(ToolOutput):
     waited_minutes: float
+
+
+# --- the observation's data --------------------------------------------------------------------------------
+class Clock(ToolOutput):
+    minute: float
+    minutes_left: float
+
+
+class Call(ToolOutput):
+    lead_id: str
+    call_number: int
+    offers: int
+    questions: int
+
+
+class Due(ToolOutput):
+    callback_id: str
+    lead_id: str
+    due_minute: float
+
+
+class Desk(ToolOutput):
+    n_leads: int
+    shift_days: int
+    budget_minutes: float
+    minutes_per_day: float
+
+
+class Observation(ToolOutput):
+    time: Clock
+    desk: Desk
+    pipeline: dict[str, int]
+    converted_mrr: float
+    conversions: int
+    call: Call | None
+    callbacks_due: list[Due]
+    last_result: LastResult | None
+    episode: Episode

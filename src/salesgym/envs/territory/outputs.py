@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field, RootModel
 
-from salesgym.core.tools import ToolOutput
+from salesgym.core.tools import Episode, LastResult, ToolOutput
 
 Unknown = Literal["unknown"]
 NotDiscussed = Literal["not discussed"]
@@ -255,3 +255,52 @@ class DisqualifyOutput(ToolOutput):
 
 class WaitOutput(ToolOutput):
     waited: Literal["hours", "next_event", "next_week"]
+
+
+# --- the observation's data --------------------------------------------------------------------------------
+class Clock(ToolOutput):
+    now_hours: float
+    stamp: str
+    day: int
+    week: int
+    days_left: int
+
+
+class Facts(ToolOutput):
+    n_opportunities: int
+    horizon_days: int
+    business_days: int
+    capacity_per_week: dict[str, float]
+    lead_days: dict[str, int]
+    discount_authority: float
+
+
+class InboxItem(ToolOutput):
+    """One new inbox item: every key of ``contract.INBOX_FIELDS`` is present, None where it does not apply."""
+
+    time: str
+    opportunity_id: str
+    from_: str = Field(alias="from")
+    kind: str
+    text: str
+    decision: str | None
+    evidence: str | None
+    milestone: str | None
+    meeting_id: str | None
+    stakeholder_id: str | None
+    approval: str | None
+    discount_pct: float | None
+    reason: str | None
+    until: str | None
+
+
+class Observation(ToolOutput):
+    time: Clock
+    capacity_left: dict[str, float]
+    territory: Facts
+    milestone_counts: dict[str, int]
+    portfolio: Portfolio
+    inbox: list[InboxItem]
+    alerts: list[str]
+    last_result: LastResult | None
+    episode: Episode

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field, RootModel
 
-from salesgym.core.tools import ToolOutput
+from salesgym.core.tools import Episode, LastResult, ToolOutput
 
 Record = dict[str, Any]  # one row of an app's table, as the platform shows it
 RecordOutput = RootModel[Record]  # a tool that answers with one record, bare
@@ -216,3 +216,39 @@ class BatchState(ToolOutput):
 class Added(ToolOutput):
     batch: BatchState
     sequenceStateIds: list[int]
+
+
+# --- the observation's data -------------------------------------------------------------------------------------
+class Clock(ToolOutput):
+    now: str
+    calls_used: int
+    calls_left: int
+
+
+class Message(ToolOutput):
+    id: str
+    from_: str = Field(alias="from")
+    text: str
+    at: str
+
+
+class Ending(Episode):
+    verdict: Literal["pass", "fail"] | None  # at the end only
+
+
+class Task(ToolOutput):
+    title: str
+    prompt: str
+    apps: list[str]
+    read_only: list[str]
+    requester: str
+    policies: list[str] | None = None  # only when the card names policies
+
+
+class Observation(ToolOutput):
+    task: Task
+    clock: Clock
+    told: dict[str, Any]
+    inbox: list[Message]
+    last_result: LastResult | None
+    episode: Ending
