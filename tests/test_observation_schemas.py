@@ -2,7 +2,8 @@
 each family (``env.observation_schema()``) and each tool's output alone (``ToolSpec.output_schema()``; the MCP
 ``outputSchema``, which wraps it, is in the tool snapshots). Any drift is a reviewed diff of the snapshot.
 
-Regenerate after an intended change with ``SALESGYM_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_observation_schemas.py``.
+Regenerate after an intended change with
+``SALESGYM_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_observation_schemas.py``.
 """
 
 from __future__ import annotations
