@@ -446,3 +446,5 @@ def test_output_problem_reads_the_output_as_json_and_names_what_is_wrong() -> No
     assert "missing required field 'echo'" in str(spec.output_problem({}))
     assert "unknown field 'extra'" in str(spec.output_problem({"echo": "hi", "extra": 1}))
     assert "field 'echo'" in str(spec.output_problem({"echo": 2}))
+    assert spec.output_problem({"echo": "a lone \udc80 surrogate"}) is None  # text orjson refuses is still text
+    assert "field 'echo'" in str(spec.output_problem({"echo": ["\udc80"]}))

@@ -212,7 +212,11 @@ class ToolResult(NamedTuple):
 def json_problem(model: type[BaseModel], value: object) -> str | None:
     """Why ``value``, encoded as JSON and read back, does not validate against ``model``; None when it does."""
     try:
-        model.model_validate_json(_dumps(value, option=orjson.OPT_NON_STR_KEYS))
+        text = _dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:  # a lone surrogate in agent text: what is checked is its type, not its spelling
+        text = json.dumps(value, ensure_ascii=False).encode("utf-8", "replace")
+    try:
+        model.model_validate_json(text)
     except ValidationError as err:
         return f"{model.__name__}: {describe_validation_error(err)}"
     return None
