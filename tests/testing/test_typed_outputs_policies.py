@@ -30,10 +30,12 @@ def test_every_policy_receives_what_the_models_describe(env_id: str) -> None:
             where = f"{env_id} {name} step {step}"
             if result["status"] == "ok":
                 spec, _ = env.toolbox.parse(action)
-                assert spec.output_problem(result["output"]) is None, where
+                problem = spec.output_problem(result["output"])
             else:
-                assert json_problem(ErrorOutput, result["output"]) is None, where
-            assert json_problem(env.observation_model, obs["data"]) is None, where
+                problem = json_problem(ErrorOutput, result["output"])
+            assert problem is None, f"{where}: {problem}"
+            problem = json_problem(env.observation_model, obs["data"])
+            assert problem is None, f"{where}: the observation's data: {problem}"
             policy.observe_result(result)
             if terminated or truncated:
                 break
