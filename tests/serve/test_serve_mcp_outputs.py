@@ -40,8 +40,9 @@ def test_structured_content_fits_the_output_schema_of_every_call(env_id: str) ->
             assert all(s is not None and s["type"] == "object" for s in schemas.values())
             for _ in range(CALLS):
                 action: Any = drive(twin, rng)
-                if type(action) is not dict or type(action.get("args")) is not dict or action.get("tool") not in schemas:
-                    continue  # not expressible as an MCP call of a listed tool
+                callable_over_mcp = type(action) is dict and type(action.get("args")) is dict
+                if not callable_over_mcp or action.get("tool") not in schemas:
+                    continue  # not expressible as an MCP call of a listed tool (neither side steps)
                 _, _, terminated, truncated, info = twin.step(action)
                 result = await client.call_tool(action["tool"], action["args"])
                 body = result.structured_content
