@@ -6,6 +6,7 @@ import functools
 import json
 from typing import Annotated, Any, Literal
 
+import jsonschema
 import pytest
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -15,11 +16,13 @@ from salesgym.core.tools import (
     MAX_DEPTH,
     MAX_OBJECT_DEPTH,
     MAX_REASON_CHARS,
+    CallResultOf,
     Strip,
     ToolArgs,
     ToolBox,
     ToolError,
     ToolOutcome,
+    ToolOutput,
     ToolResult,
     ToolSpec,
     mcp_schema,
@@ -46,7 +49,15 @@ def _echo(ctx: object, a: EchoArgs) -> ToolOutcome:
     return ToolOutcome({"echo": a.text * a.times}, 0.5)
 
 
-BOX: ToolBox[object] = ToolBox([ToolSpec("echo", "Echo text back.", EchoArgs, _echo, "0.5 h")])
+class EchoOutput(ToolOutput):
+    echo: str
+
+
+class NoOutput(ToolOutput):
+    pass
+
+
+BOX: ToolBox[object] = ToolBox([ToolSpec("echo", "Echo text back.", EchoArgs, _echo, "0.5 h", output=EchoOutput)])
 GOOD = {"text": "hi", "times": 2, "mode": None, "items": []}
 
 
@@ -144,12 +155,13 @@ def test_openai_and_mcp_exports() -> None:
     assert spec.openai() == {"type": "function", "function": {"name": "echo", "description": "Echo text back.",
                                                               "parameters": openai_strict(strict_schema(EchoArgs)),
                                                               "strict": True}}
-    assert spec.mcp() == {"name": "echo", "description": "Echo text back.", "inputSchema": mcp_schema(EchoArgs)}
+    assert spec.mcp() == {"name": "echo", "description": "Echo text back.", "inputSchema": mcp_schema(EchoArgs),
+                          "outputSchema": mcp_schema(CallResultOf[EchoOutput])}
     assert BOX.names() == ["echo"] and BOX.openai() == [spec.openai()] and BOX.mcp() == [spec.mcp()]
 
 
 def test_the_exports_are_built_once_and_each_caller_gets_its_own_copy() -> None:
-    box: ToolBox[object] = ToolBox([ToolSpec("echo", "Echo text back.", EchoArgs, _echo, "0.5 h")])
+    box: ToolBox[object] = ToolBox([ToolSpec("echo", "Echo text back.", EchoArgs, _echo, "0.5 h", output=EchoOutput)])
     first, mcp = box.openai(), box.mcp()
     first[0]["function"]["parameters"]["properties"].clear()
     mcp[0]["inputSchema"]["required"].append("nonsense")
@@ -218,7 +230,8 @@ class NumArgs(ToolArgs):
     count: int = Field(ge=0, le=100, description="an integer")
 
 
-NUMS: ToolBox[object] = ToolBox([ToolSpec("nums", "Numbers.", NumArgs, lambda ctx, a: ToolOutcome({}, 0.0), "0 h")])
+NUMS: ToolBox[object] = ToolBox([ToolSpec("nums", "Numbers.", NumArgs, lambda ctx, a: ToolOutcome({}, 0.0), "0 h",
+                                          output=NoOutput)])
 
 
 def _reason(action: object, box: ToolBox[object] = BOX) -> str:
@@ -410,3 +423,28 @@ def test_a_reason_is_bounded_however_it_is_escaped() -> None:
 def test_unknown_call_keys_are_listed_short() -> None:
     reason = _reason({"tool": "echo", "args": GOOD, **{f"k{i}": i for i in range(50)}})
     assert reason.startswith("unknown keys in call: ['k0', 'k1', 'k10', ... (50 in all)]")
+
+
+def test_mcp_output_schema_describes_the_structured_content_of_ok_and_refused_calls() -> None:
+    schema = BOX.mcp()[0]["outputSchema"]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["type"] == "object"  # MCP requires an object schema
+    ok = ToolResult("ok", 1, 0.5, {"seller": 0.5}, ("e0001",), {"echo": "hihi"}).to_dict()
+    refused = ToolResult("error", 1, 0.0, {}, (), {"error": "invalid arguments"}).to_dict()
+    for result in (ok, refused):
+        jsonschema.validate({"tool_result": result, "reward": 0.0, "terminated": False, "truncated": False,
+                             "state_version": 1}, schema)
+    for wrong in ({"echo": 3}, {"echo": "hi", "more": 1}, {}):  # mistyped, an extra key, a missing key
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"tool_result": {**ok, "output": wrong}, "reward": 0.0, "terminated": False,
+                                 "truncated": False, "state_version": 1}, schema)
+
+
+def test_output_problem_reads_the_output_as_json_and_names_what_is_wrong() -> None:
+    spec = BOX.specs["echo"]
+    assert spec.output_problem({"echo": "hi"}) is None
+    assert "missing required field 'echo'" in str(spec.output_problem({}))
+    assert "unknown field 'extra'" in str(spec.output_problem({"echo": "hi", "extra": 1}))
+    assert "field 'echo'" in str(spec.output_problem({"echo": 2}))
+    assert spec.output_problem({"echo": "a lone \udc80 surrogate"}) is None  # text orjson refuses is still text
+    assert "field 'echo'" in str(spec.output_problem({"echo": ["\udc80"]}))

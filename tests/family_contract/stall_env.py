@@ -19,7 +19,7 @@ from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
 from salesgym.core.rng import uniform
 from salesgym.core.state import State
-from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec
+from salesgym.core.tools import LastResult, ToolArgs, ToolBox, ToolError, ToolOutcome, ToolOutput, ToolSpec
 
 NAMES = ("ada", "bo", "cy", "di", "ed", "fay", "gus", "hal", "ivy", "jo", "kit", "lu")
 BuyerId = Annotated[str, StringConstraints(min_length=1, max_length=16)]
@@ -85,18 +85,45 @@ def _wait(ctx: Ctx, args: WaitArgs) -> ToolOutcome:
     return ToolOutcome({"waited_hours": args.hours}, args.hours)
 
 
+class BuyerRow(ToolOutput):
+    buyer_id: str
+    bought: bool
+
+
+class BuyersOutput(ToolOutput):
+    buyers: list[BuyerRow]
+
+
+class OfferOutput(ToolOutput):
+    accepted: bool
+    price: float
+
+
+class WaitOutput(ToolOutput):
+    waited_hours: float
+
+
+class StallObservation(ToolOutput):
+    hours: float
+    buyers: list[str]
+    sold: dict[str, float]
+    last_result: LastResult | None
+
+
 TOOLS: ToolBox[Ctx] = ToolBox([
     ToolSpec("list_buyers", "List the stall's buyers and whether each has bought a jar.", NoArgs, _list, "0.1 h",
-             writes=False),
+             writes=False, output=BuyersOutput),
     ToolSpec("offer", "Offer one jar to a buyer at a price; the buyer accepts if it can afford it.", OfferArgs, _offer,
-             "0.5 h"),
-    ToolSpec("wait", "Let time pass at the stall, for the hours given.", WaitArgs, _wait, "the hours given"),
+             "0.5 h", output=OfferOutput),
+    ToolSpec("wait", "Let time pass at the stall, for the hours given.", WaitArgs, _wait, "the hours given",
+             output=WaitOutput),
 ])
 
 
 class StallRules:
     name = "stall"
     tools = TOOLS
+    observation = StallObservation
     evidence_kinds = frozenset({"jar_bought"})
     public_events = CORE_PUBLIC_EVENTS | {"evidence_recorded", "offer_declined"}
     reset_options = frozenset({"n_buyers", "hours"})

@@ -1,6 +1,8 @@
 """The MCP server through the MCP SDK's own client, over stdio and streamable HTTP: the tools are exactly
-``env.mcp_tools()``, the observation is a resource, a debug episode plays to the end, and the event-log hash
-(from the operator's record file) equals the same calls made in-process."""
+``env.mcp_tools()`` (input and output schemas), every call's structured content (refused calls and calls after
+the end included) validates against its tool's output schema, the observation is a resource, a debug episode
+plays to the end, and the event-log hash (from the operator's record file) equals the same calls made
+in-process."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from typing import Any
 import anyio
 import httpx
 import httpx2
+import jsonschema
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -81,19 +84,26 @@ async def play(client: Client) -> list[dict[str, Any]]:
                                                 "parameters": t.input_schema}} for t in listed]
     obs = json.loads((await client.read_resource("salesgym://observation")).contents[0].text)  # type: ignore[union-attr]
     policy.reset(obs, tools, "")
+    schemas = {t.name: t.output_schema for t in listed}
+    refused = {"tool": "view_opportunity", "args": {"opportunity_id": "o999"}}  # a refused call of a listed tool
     actions: list[dict[str, Any]] = []
-    for _ in range(1000):
-        action = policy.act(obs)
+    for i in range(1000):
+        action = refused if i == 1 else policy.act(obs)
         actions.append(action)
         result = await client.call_tool(action["tool"], action["args"])
         body = result.structured_content
         assert body is not None and result.is_error == (body["tool_result"]["status"] == "error")
+        jsonschema.validate(body, schemas[action["tool"]])  # what the tool advertised, whatever the call's outcome
+        assert action is not refused or body["tool_result"]["status"] == "error"
         policy.observe_result(body["tool_result"])
         resource = await client.read_resource("salesgym://observation")
         obs = json.loads(resource.contents[0].text)  # type: ignore[union-attr]
         assert obs["text"] == result.content[0].text  # type: ignore[union-attr]
         if body["terminated"] or body["truncated"]:
-            return actions
+            over = await client.call_tool("wait", {"hours": 1})  # after the end: refused, still as advertised
+            assert over.is_error and over.structured_content is not None
+            jsonschema.validate(over.structured_content, schemas["wait"])
+            return actions  # (the record holds the calls of the episode only)
     raise AssertionError("the episode did not end")
 
 
@@ -108,7 +118,9 @@ def _check(client: Client, actions: list[dict[str, Any]], record: Path) -> None:
 async def _tools_match(client: Client) -> None:
     listed = (await client.list_tools()).tools
     expected = salesgym.make(DEBUG).mcp_tools()
-    assert [{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in listed] == expected
+    assert [{"name": t.name, "description": t.description, "inputSchema": t.input_schema,
+             "outputSchema": t.output_schema} for t in listed] == expected
+    assert all(t.output_schema is not None and t.output_schema["type"] == "object" for t in listed)
     names = {t.name for t in listed}
     assert not names & {"score", "hidden_truth", "event_log", "reset"}
     resources = {str(r.uri) for r in (await client.list_resources()).resources}

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import salesgym
-from salesgym.envs.territory.observe import _compact_json
+from salesgym.core.observation_text import json_text as _compact_json
 
 
 def _row(obs: dict[str, Any], oid: str) -> tuple[Any, ...]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 import salesgym
+from salesgym.core.tools import ToolBox, ToolOutcome, ToolSpec
 from salesgym.envs.territory.env import TerritoryEnv, TerritoryRules
 from salesgym.testing import CHECKS, Case
 from salesgym.testing.conformance import check_no_side_channel
@@ -74,3 +77,65 @@ def test_a_side_channel_through_event_ids_is_caught() -> None:
 def test_a_reward_that_reads_hidden_values_is_caught() -> None:
     with pytest.raises(AssertionError, match="rewards depend on a hidden value"):
         CHECKS["confidentiality"](Case("peeking-reward-v0"))
+
+
+# --- outputs that do not fit their models: a handler's key too many, a key missing, a value of the wrong type ---
+def _planted(defect: str) -> Any:
+    def spoil(output: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(output)
+        first = next(iter(out))
+        if defect == "extra":
+            out["planted"] = 1
+        elif defect == "missing":
+            del out[first]
+        else:  # mistyped: no output field of the territory is a list of lists
+            out[first] = [[1]]
+        return out
+
+    def wrap(spec: ToolSpec[Any, Any]) -> ToolSpec[Any, Any]:
+        handler = spec.handler
+
+        def run(ctx: Any, a: Any) -> ToolOutcome:
+            outcome = handler(ctx, a)
+            return outcome._replace(output=spoil(outcome.output))
+
+        return dataclasses.replace(spec, handler=run)
+
+    class Rules(TerritoryRules):
+        tools = ToolBox([wrap(s) for s in TerritoryRules.tools.specs.values()])
+
+    class Env(TerritoryEnv):
+        def __init__(self, **kwargs: object) -> None:
+            super().__init__(**kwargs)  # type: ignore[arg-type]
+            self.family = Rules(self.family.reward_config)
+
+    return Env
+
+
+class _ExtraKeyObservation(TerritoryRules):
+    def observe(self, ctx, result, new):  # type: ignore[no-untyped-def]
+        obs = super().observe(ctx, result, new)
+        return {**obs, "data": {**obs["data"], "planted": True}}
+
+
+class _ExtraKeyObservationEnv(TerritoryEnv):
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.family = _ExtraKeyObservation(self.family.reward_config)
+
+
+_EXTRA, _MISSING, _MISTYPED = _planted("extra"), _planted("missing"), _planted("mistyped")
+
+
+@pytest.mark.parametrize(("entry", "said"), [("_EXTRA", "unknown field 'planted'"),
+                                             ("_MISSING", "missing required field"),
+                                             ("_MISTYPED", "field "),
+                                             ("_ExtraKeyObservationEnv", "the first observation's data")])
+def test_an_output_or_observation_that_does_not_fit_its_model_is_caught(entry: str, said: str) -> None:
+    env_id = f"planted{entry.lower()}-v0"
+    if env_id not in salesgym.registry():
+        salesgym.register(env_id, f"{__name__}:{entry}", spec="salesgym.envs.territory.family:SPEC",
+                          n_opportunities=10, horizon_days=30)
+    with pytest.raises(AssertionError, match=said):
+        CHECKS["typed_outputs"](Case(env_id))
+    CHECKS["typed_outputs"](Case("territory-debug-v0"))  # the same check passes the real environment

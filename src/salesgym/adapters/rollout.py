@@ -23,9 +23,10 @@ from typing import Any
 import salesgym
 from salesgym.adapters.chat_tokens import ChatTokens, Message, Tokenizer
 from salesgym.adapters.clients import ModelClient, turn_seed
-from salesgym.agents.llm.policy import DEFAULT_SYSTEM, NUDGE, observation_text
+from salesgym.agents.llm.policy import DEFAULT_SYSTEM, NUDGE
 from salesgym.agents.llm.text_calls import parse_tool_call
 from salesgym.core.events import sha256_of
+from salesgym.core.observation_text import observation_text
 
 FORMAT = "salesgym-token-trajectory/1"
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import salesgym
-from salesgym.agents.llm.policy import observation_text
+from salesgym.core.observation_text import observation_text
 
 OVER = "The episode is over."
 

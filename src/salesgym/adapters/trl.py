@@ -31,7 +31,7 @@ import salesgym
 from salesgym.adapters.clients import ModelClient, TransformersClient
 from salesgym.adapters.curriculum import Task, TaskSampler
 from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, group_rollout
-from salesgym.agents.llm.policy import observation_text
+from salesgym.core.observation_text import observation_text
 
 _KEY = re.compile(r"^salesgym task (?P<env>[A-Za-z0-9_.-]+) seed=(?P<seed>\d+)$")
 

@@ -28,12 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from pydantic import BaseModel
+
 from salesgym.core.clock import Scheduled
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Evidence, Verifier
 from salesgym.core.rng import uniform
 from salesgym.core.state import State
-from salesgym.core.tools import ToolBox, ToolError, ToolResult
+from salesgym.core.tools import ToolBox, ToolError, ToolResult, mcp_schema
 
 TIME_DECIMALS = 4  # simulated time is kept to 1/10000 of a time unit
 
@@ -101,6 +103,9 @@ class Family(Protocol[W, S]):
 
     name: str
     tools: ToolBox[Context[W, S]]
+
+    @property
+    def observation(self) -> type[BaseModel]: ...  # the model of an observation's ``data`` (exported, kit-checked)
 
     @property
     def evidence_kinds(self) -> Set[str]: ...  # what its buyers may put on the record (nothing else is signed)
@@ -469,6 +474,20 @@ class Environment(Generic[W, S]):
 
     def mcp_tools(self) -> list[dict[str, Any]]:
         return self.family.tools.mcp()
+
+    @property
+    def toolbox(self) -> ToolBox[Context[W, S]]:
+        """The family's tools (operator side: the conformance kit checks each output against its model)."""
+        return self.family.tools
+
+    @property
+    def observation_model(self) -> type[BaseModel]:
+        """The model of an observation's ``data``."""
+        return self.family.observation
+
+    def observation_schema(self) -> dict[str, Any]:
+        """The JSON Schema of an observation's ``data`` (the family's model), as MCP clients read schemas."""
+        return mcp_schema(self.family.observation)
 
     def observe(self) -> Observation:
         return self._last_obs

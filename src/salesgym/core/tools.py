@@ -28,10 +28,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
@@ -59,6 +59,57 @@ class ToolArgs(BaseModel):
     numbers are finite, instances are frozen."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class ToolOutput(BaseModel):
+    """Base of every output model: what a handler returns, as JSON (an agent reads it decoded), with no key
+    the model does not name. Checked by the conformance kit, never on the step path."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ErrorOutput(ToolOutput):
+    """The output of a refused call (and of any call after the episode's end)."""
+
+    error: str
+
+
+Out = TypeVar("Out")
+
+
+class ResultOf(BaseModel, Generic[Out]):
+    """A tool result (:meth:`ToolResult.to_dict`) whose output is the tool's model, or an error."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    status: Literal["ok", "error"]
+    state_version: int
+    time_cost: float
+    resource_cost: dict[str, float]
+    event_ids: list[str]
+    output: Out | ErrorOutput
+
+
+class Episode(ToolOutput):
+    """The episode's flags every observation's data carries."""
+
+    terminated: bool
+    truncated: bool
+    invalid_actions: int
+
+
+# the last tool result as an observation shows it: each output checked against its own tool's model elsewhere
+LastResult = ResultOf[dict[str, Any]]
+
+
+class CallResultOf(BaseModel, Generic[Out]):
+    """What an MCP tool call returns as structured content: the tool result and the step's outcome."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    tool_result: ResultOf[Out]
+    reward: float
+    terminated: bool
+    truncated: bool
+    state_version: int
 
 
 class _StripAfterCheck:
@@ -95,7 +146,7 @@ class ToolOutcome(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec(Generic[A, C]):
-    """One tool: name, model-facing description, argument model and its documented contract."""
+    """One tool: name, model-facing description, argument model, output model and its documented contract."""
 
     name: str
     description: str
@@ -106,6 +157,8 @@ class ToolSpec(Generic[A, C]):
     side_effects: str = "none"
     failure_modes: tuple[str, ...] = ()
     writes: bool = True
+    # what the handler's output is, as JSON (keyword-only and required: a spec without one does not type-check)
+    output: type[BaseModel] = field(kw_only=True)
 
     def json_schema(self) -> dict[str, Any]:
         return strict_schema(self.args)
@@ -121,8 +174,20 @@ class ToolSpec(Generic[A, C]):
             },
         }
 
+    def output_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the handler's output alone (what ``tool_result["output"]`` holds when ok)."""
+        return mcp_schema(self.output)
+
+    def output_problem(self, output: Mapping[str, Any]) -> str | None:
+        """Why ``output`` (a handler's, read as the JSON an agent receives) does not fit the output model, or
+        None when it does. For checks off the step path (the conformance kit): validation costs."""
+        return json_problem(self.output, output)
+
     def mcp(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "inputSchema": mcp_schema(self.args)}
+        """The MCP tool: its ``outputSchema`` describes the structured content of every call, refused ones
+        included (:class:`CallResultOf` this tool's output)."""
+        return {"name": self.name, "description": self.description, "inputSchema": mcp_schema(self.args),
+                "outputSchema": mcp_schema(CallResultOf[self.output])}  # type: ignore[name-defined]
 
 
 class ToolResult(NamedTuple):
@@ -142,6 +207,19 @@ class ToolResult(NamedTuple):
             "event_ids": list(self.event_ids),
             "output": dict(self.output),
         }
+
+
+def json_problem(model: type[BaseModel], value: object) -> str | None:
+    """Why ``value``, encoded as JSON and read back, does not validate against ``model``; None when it does."""
+    try:
+        text = _dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:  # a lone surrogate in agent text: what is checked is its type, not its spelling
+        text = json.dumps(value, ensure_ascii=False).encode("utf-8", "replace")
+    try:
+        model.model_validate_json(text)
+    except ValidationError as err:
+        return f"{model.__name__}: {describe_validation_error(err)}"
+    return None
 
 
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:

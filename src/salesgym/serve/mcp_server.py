@@ -1,7 +1,7 @@
 """An MCP server for any registered environment (``salesgym mcp``), on the ``mcp`` SDK 2.x.
 
-Each connection plays one episode: the tools are exactly ``env.mcp_tools()`` (names, descriptions, input
-schemas), a call is ``env.step({"tool": name, "args": arguments})``, and the observation is the resource
+Each connection plays one episode: the tools are exactly ``env.mcp_tools()`` (names, descriptions, input and
+output schemas), a call is ``env.step({"tool": name, "args": arguments})``, and the observation is the resource
 ``salesgym://observation`` (the task card is ``salesgym://instructions`` and the server's instructions). The
 SDK's low-level ``Server`` is used rather than ``MCPServer``, which derives schemas from Python signatures:
 here the environment's exported schemas are the one source of truth.
@@ -143,8 +143,8 @@ class Episodes:
 def build_server(episodes: Episodes, key_of: Callable[[Any], str]) -> Server[Any]:
     """The MCP server; ``key_of(request_context)`` names the episode a request belongs to."""
     probe = episodes.spec.make()
-    tools = [types.Tool(name=t["name"], description=t["description"], input_schema=t["inputSchema"])
-             for t in probe.mcp_tools()]
+    tools = [types.Tool(name=t["name"], description=t["description"], input_schema=t["inputSchema"],
+                        output_schema=t["outputSchema"]) for t in probe.mcp_tools()]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)

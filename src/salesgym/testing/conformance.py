@@ -21,6 +21,7 @@ from typing import Any
 
 import salesgym
 from salesgym.core.events import strings_in
+from salesgym.core.tools import ErrorOutput, json_problem
 from salesgym.testing.hostile import Boom, RaisingDict, RaisingMapping
 
 Action = Any
@@ -174,6 +175,34 @@ def check_api(case: Case) -> None:
             break
     for operator_side in (env.score(), env.event_log(), env.hidden_truth()):
         _jsonable(operator_side)
+
+
+def check_typed_outputs(case: Case, seeds: tuple[int, ...] = (0, 1), max_steps: int = 200) -> None:
+    """What the agent receives fits the exported models: every observation's data (``observation_model``) and
+    every tool output (the tool's ``output`` model; a refused call's is ``{"error": reason}``), read as JSON."""
+    for seed in seeds:
+        env = case.make()
+        obs, _ = env.reset(seed=seed)
+        box, model = env.toolbox, env.observation_model
+        problem = json_problem(model, obs["data"])
+        assert problem is None, f"{case} seed {seed}: the first observation's data: {problem}"
+        rng, drive = random.Random(seed), case.driver(env)
+        for step in range(max_steps):
+            action = drive(env, rng)
+            obs, _, terminated, truncated, info = env.step(action)
+            result = info["tool_result"]
+            where = f"{case} seed {seed} step {step}"
+            if result["status"] == "ok":
+                spec, _ = box.parse(action)  # the call as the environment read it (parsing changes nothing)
+                problem = spec.output_problem(result["output"])
+                assert problem is None, f"{where}: the output of {spec.name}: {problem}"
+            else:
+                problem = json_problem(ErrorOutput, result["output"])
+                assert problem is None, f"{where}: a refusal's output: {problem}"
+            problem = json_problem(model, obs["data"])
+            assert problem is None, f"{where}: the observation's data: {problem}"
+            if terminated or truncated:
+                break
 
 
 def check_same_seed_equality(case: Case, seed: int = 11, policy_seed: int = 5) -> None:
@@ -514,6 +543,7 @@ CHECKS: dict[str, Callable[[Case], None]] = {
     "replay_equals_live": check_replay_equals_live,
     "clone_independence": check_clone_independence,
     "schemas": check_schemas,
+    "typed_outputs": check_typed_outputs,
     "bad_input": check_bad_input,
     "end_of_episode": check_end_of_episode,
     "confidentiality": check_confidentiality,

@@ -48,6 +48,7 @@ from salesgym.agents.llm.context import (
 )
 from salesgym.agents.llm.text_calls import calls_in_text
 from salesgym.agents.llm.tokens import TokenEstimator, json_chars
+from salesgym.core.observation_text import observation_text
 from salesgym.llm.client import ChatClient, Completion, DeadlineExceeded, EndpointError
 from salesgym.llm.config import DEFAULT_CONTEXT_TOKENS, LLMConfig
 
@@ -386,12 +387,6 @@ class LLMPolicy(Policy):
     def _stop(self, reason: str) -> NoReturn:
         self._stopped = {"reason": reason, "turn": None if self._turn is None else self._turn.record()}
         raise StopEpisode(reason)
-
-
-def observation_text(observation: dict[str, Any]) -> str:
-    """What the model reads of an observation: its text, or its JSON when it has none."""
-    text = observation.get("text")
-    return text if isinstance(text, str) else json.dumps(observation, default=str)
 
 
 def _clip(text: str) -> str:

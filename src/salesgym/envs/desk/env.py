@@ -9,7 +9,7 @@ from salesgym.core.clock import Scheduled
 from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
-from salesgym.envs.desk import llm_buyer, observe, reward, state, verifier
+from salesgym.envs.desk import llm_buyer, observe, outputs, reward, state, verifier
 from salesgym.envs.desk.buyers import Voice
 from salesgym.envs.desk.contract import MINUTES_PER_DAY
 from salesgym.envs.desk.generator import check_options, generate
@@ -31,6 +31,7 @@ class DeskRules:
 
     name = "desk"
     tools = TOOLS
+    observation = outputs.Observation
     evidence_kinds = EVIDENCE_KINDS
     public_events = EVENT_KINDS  # everything on a desk is the seller's own action or the buyer's answer to it
     reset_options = frozenset({"n_leads", "shift_days", "variant", "lead_mix"})

@@ -10,23 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import orjson
-
 from salesgym.core.events import Event
+from salesgym.core.observation_text import episode_line, result_line
 from salesgym.envs.desk.contract import CALLBACK_EARLY_MINUTES
 from salesgym.envs.desk.tools import Ctx
 
 MAX_RESULT_CHARS = 1500
 DUE_SOON_MINUTES = 30.0
-
-
-def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except (orjson.JSONEncodeError, UnicodeDecodeError):  # a lone surrogate in an agent's note
-        import json
-
-        return json.dumps(value, ensure_ascii=True)
 
 
 def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) -> dict[str, Any]:
@@ -68,14 +58,10 @@ def render_text(data: dict[str, Any]) -> str:
                                                    for c in data["callbacks_due"]))  # fmt: skip
     last = data["last_result"]
     if last is not None:
-        output = last["output"]
-        body = str(output.get("error")) if last["status"] == "error" else _json(output)
-        if len(body) > MAX_RESULT_CHARS:
-            body = body[:MAX_RESULT_CHARS] + "... (truncated; the full output is in info['tool_result'])"
-        lines.append(f"Last: {last['status']} ({_clock(last['time_cost'])[1]} min) {body}")
-    ep = data["episode"]
-    if ep["terminated"] or ep["truncated"]:
-        lines.append("Episode over.")
+        lines.append(result_line(last, MAX_RESULT_CHARS, f"{_clock(last['time_cost'])[1]} min", escaped_fallback=True))
+    over = episode_line(data["episode"])
+    if over is not None:
+        lines.append(over)
     return "\n".join(lines)
 
 

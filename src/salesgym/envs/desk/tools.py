@@ -17,7 +17,7 @@ from pydantic import Field, StringConstraints
 
 from salesgym.core.env import Context
 from salesgym.core.tools import Strip, ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
-from salesgym.envs.desk import buyers
+from salesgym.envs.desk import buyers, outputs
 from salesgym.envs.desk.catalog import CATALOGUE, TERM_MULTIPLIER, plans_table, premium
 from salesgym.envs.desk.contract import (
     CALLBACK_EARLY_MINUTES,
@@ -462,44 +462,49 @@ TOOLS: ToolBox[Ctx] = ToolBox(
     [
         ToolSpec("crm_search_leads", "Search the lead list with filters; each row shows the CRM's public facts, "
                  "banded budget and need estimates, status and calls so far.", SearchArgs, search_leads,
-                 "1 minute", writes=False),
+                 "1 minute", writes=False, output=outputs.SearchOutput),
         ToolSpec("crm_get_lead", "One lead in full: public facts, status, what discovery revealed, its quotes, "
                  "your notes and pending callbacks.", LeadArgs, get_lead, "0.5 minutes",
-                 failure_modes=("unknown lead id",), writes=False),
+                 failure_modes=("unknown lead id",), writes=False, output=outputs.LeadOutput),
         ToolSpec("crm_add_note", "Add a note to a lead (your own record; no buyer reads it).", NoteArgs, add_note,
-                 "0.5 minutes", failure_modes=("unknown lead id", f"{MAX_NOTES} notes already")),
+                 "0.5 minutes", failure_modes=("unknown lead id", f"{MAX_NOTES} notes already"),
+                 output=outputs.NoteOutput),
         ToolSpec("crm_pipeline_summary", "Leads by status, converted MRR, conversions, quotes, callbacks, minutes "
-                 "left, compliance violations.", NoArgs, pipeline_summary, "0.5 minutes", writes=False),
+                 "left, compliance violations.", NoArgs, pipeline_summary, "0.5 minutes", writes=False,
+                 output=outputs.SummaryOutput),
         ToolSpec("calendar_schedule_callback", "Schedule a callback with a lead; calling it back within the "
                  f"window ({CALLBACK_EARLY_MINUTES:g} minutes before to {CALLBACK_LATE_MINUTES:g} after) honours "
                  "it, which buyers who wanted time appreciate.", CallbackArgs, schedule_callback, "1 minute",
                  failure_modes=("lead converted, exhausted or do-not-call",
-                                f"{MAX_PENDING_CALLBACKS} callbacks already pending", "after the shift ends")),
+                                f"{MAX_PENDING_CALLBACKS} callbacks already pending", "after the shift ends"),
+                                output=outputs.CallbackOutput),
         ToolSpec("calendar_list_callbacks", "List callbacks (pending by default), soonest first.",
-                 ListCallbacksArgs, list_callbacks, "0.5 minutes", writes=False),
+                 ListCallbacksArgs, list_callbacks, "0.5 minutes", writes=False, output=outputs.CallbacksOutput),
         ToolSpec("calling_start_call", "Call a lead. Only one call at a time. A lead takes a limited number of "
                  "calls; calling a do-not-call lead is a recorded violation.", LeadArgs, start_call, "2 minutes",
-                 failure_modes=("a call is active", "unknown lead id", "lead converted or exhausted")),
+                 failure_modes=("a call is active", "unknown lead id", "lead converted or exhausted"),
+                 output=outputs.StartCallOutput),
         ToolSpec("calling_ask_discovery", "Ask the buyer on the line one discovery question; the answer is the "
                  "true value (budget, dependents, goal or the cover they feel they need).", DiscoveryArgs,
-                 ask_discovery, "3 minutes", failure_modes=("no active call",)),
+                 ask_discovery, "3 minutes", failure_modes=("no active call",), output=outputs.DiscoveryOutput),
         ToolSpec("products_quote_plan", "Quote a plan for a lead (no call needed): the monthly premium from the "
                  "catalogue's formula. An offer must use a stored quote.", QuoteArgs, quote_plan, "1 minute",
                  failure_modes=("unknown lead id", "age outside the plan's ages", "cover outside the plan's range",
-                                "term_years missing for TERM or given for another plan")),
+                                "term_years missing for TERM or given for another plan"), output=outputs.QuoteOutput),
         ToolSpec("calling_propose_offer", "Propose a quoted plan to the buyer on the line, at the quoted premium "
                  f"(optionally up to {DISCOUNT_AUTHORITY_PCT}% off). The buyer accepts, refuses with a reason code "
                  f"and a hint, or hangs up. A sale whose cover is more than {SUITABLE_COVER_MAX:g}x the buyer's need "
                  "is unsuitable: it earns nothing and is a recorded compliance violation.", OfferArgs, propose_offer,
                  "4 minutes",
                  failure_modes=("no active call", "the lead already accepted", "no stored quote for this lead, "
-                                "plan, cover and term", "premium differs from the quote")),
+                                "plan, cover and term", "premium differs from the quote"), output=outputs.OfferOutput),
         ToolSpec("calling_end_call", "End the active call with a disposition (your own record).", EndCallArgs,
-                 end_call, "1 minute", failure_modes=("no active call",)),
+                 end_call, "1 minute", failure_modes=("no active call",), output=outputs.EndCallOutput),
         ToolSpec("products_list_plans", "The catalogue: plans, ages, cover ranges, rates per $1,000 by age band "
-                 "and the multipliers of the premium formula.", NoArgs, list_plans, "0.5 minutes", writes=False),
+                 "and the multipliers of the premium formula.", NoArgs, list_plans, "0.5 minutes", writes=False,
+                 output=outputs.PlansOutput),
         ToolSpec("wait", "Let minutes pass (e.g. until a callback is due).", WaitArgs, wait, "the minutes asked",
-                 writes=False),
+                 writes=False, output=outputs.WaitOutput),
     ]
 )  # fmt: skip
 # the desk with a language-model buyer: the same tools, and the offer carries what the seller says

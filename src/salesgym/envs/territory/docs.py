@@ -89,6 +89,12 @@ which states each default). *Required* below says what the environment's own par
 given, "yes, nullable" must be given but may be `null`, "no" may be omitted: it means its default (`null`,
 or `0` for a page). Strings are stripped of surrounding whitespace; unknown fields are an error.
 
+**Outputs.** Each tool's `output` is described by a pydantic model too (`src/salesgym/envs/territory/outputs.py`;
+`ToolSpec.output_schema()`); a refused call's output is `{{"error": reason}}`. The MCP export's `outputSchema`
+describes a call's whole structured content, `{{tool_result, reward, terminated, truncated, state_version}}`, with
+the output typed per tool, refusals included. An observation's `data` has its model as well
+(`env.observation_schema()`). The conformance kit checks every output and observation it sees against them.
+
 **Costs.** *Time* is seller hours: it is charged to this week's seller capacity (except `wait`) and moves the
 simulated clock by the same amount, firing buyer responses and world events that fall due. *Resources* are
 the other teams' weekly hours (SE, legal, procurement desk, management), taken by `book_resource`.

@@ -9,7 +9,7 @@ from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
 from salesgym.core.tools import ToolError
-from salesgym.envs.territory import buyers, observe, reward, state, verifier
+from salesgym.envs.territory import buyers, observe, outputs, reward, state, verifier
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.calendar import week_of
 from salesgym.envs.territory.evidence import KINDS
@@ -33,6 +33,7 @@ class TerritoryRules:
 
     name = "territory"
     tools = TOOLS
+    observation = outputs.Observation
     evidence_kinds = KINDS
     public_events = EVENT_KINDS - HIDDEN_EVENTS
     reset_options = frozenset({"family", "template", "n_opportunities", "horizon_days"})

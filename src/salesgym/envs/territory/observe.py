@@ -7,14 +7,12 @@ summary, so it stays small at 100 opportunities; the full table is one ``view_op
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-import orjson
-
 from salesgym.core.events import Event
+from salesgym.core.observation_text import episode_line, result_line
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.contract import HOURS_PER_DAY, INBOX_FIELDS, MILESTONES, RESOURCES, day_of, stamp, week_of
 from salesgym.envs.territory.state import BOOKING_LIVE_HOURS, TerritoryState, live_bookings, live_meetings
@@ -23,18 +21,6 @@ COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high
 MAX_NEW_LINES = 12
 ALERT_WINDOW_HOURS = 3 * HOURS_PER_DAY  # every alert is about an item that expires within this
 MAX_RESULT_CHARS = 1500
-_json_fallback = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
-def _compact_json(value: Any) -> str:
-    """Compact JSON of a tool's output; orjson is several times faster than the standard library, which
-    matters because a deal's full view is encoded on a third of all steps. Text orjson refuses (a lone
-    surrogate, should one ever reach an output: tool arguments cannot carry them) takes the standard
-    library's path, so encoding never raises."""
-    try:
-        return orjson.dumps(value).decode()
-    except (orjson.JSONEncodeError, UnicodeDecodeError):
-        return _json_fallback(value)
 
 
 STAGE_ORDER = {name: i for i, name in enumerate((*MILESTONES, "Disqualified"))}
@@ -188,13 +174,10 @@ def render_text(data: dict[str, Any]) -> str:
             f"Last: ok ({last['time_cost']:g}h) portfolio (id | account | milestone | crm | value $k | target):"
         )
         lines += map(_row_text, last["output"]["portfolio"]["rows"])
-    elif last is not None:
-        output = last["output"]
-        body = str(output.get("error")) if last["status"] == "error" else _compact_json(output)
-        if len(body) > MAX_RESULT_CHARS and "opportunity" not in output:  # a deal's full view is never cut
-            body = body[:MAX_RESULT_CHARS] + "... (truncated; the full output is in info['tool_result'])"
-        lines.append(f"Last: {last['status']} ({_hours_text(last['time_cost'])}) {body}")
-    ep = data["episode"]
-    if ep["terminated"] or ep["truncated"]:
-        lines.append("Episode over.")
+    elif last is not None:  # a deal's full view is never cut
+        lines.append(result_line(last, MAX_RESULT_CHARS, _hours_text(last["time_cost"]),
+                                 whole="opportunity" in last["output"]))
+    over = episode_line(data["episode"])
+    if over is not None:
+        lines.append(over)
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from salesgym.core.env import CORE_PUBLIC_EVENTS, Environment
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Verifier
 from salesgym.core.rng import stream
-from salesgym.envs.workflows import observe, packs, state, users, verifier
+from salesgym.envs.workflows import observe, outputs, packs, state, users, verifier
 from salesgym.envs.workflows.apps.common import Ctx
 from salesgym.envs.workflows.contract import DEFAULT_MAX_CALLS, MAX_CALLS_RANGE
 from salesgym.envs.workflows.instructions import task_card
@@ -58,6 +58,7 @@ class WorkflowsRules:
 
     name = "workflows"
     tools = TOOLS
+    observation = outputs.Observation
     evidence_kinds: frozenset[str] = frozenset()  # success rests on the end state and the log, not on evidence
     public_events = EVENT_KINDS  # every change is the agent's own call or the requester's answer to it
     reset_options = frozenset({"template", "tier"})

@@ -7,23 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import orjson
-
 from salesgym.core.events import Event
+from salesgym.core.observation_text import episode_line, result_line
 from salesgym.envs.workflows import verifier
 from salesgym.envs.workflows.apps.common import Ctx, now_iso
 
 MAX_RESULT_CHARS = 2500
 INBOX_FIELDS = ("id", "from", "text", "at")  # what a delivered message shows (its sender's key and turn stay back)
-
-
-def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except (orjson.JSONEncodeError, UnicodeDecodeError):  # a lone surrogate in agent text
-        import json
-
-        return json.dumps(value, ensure_ascii=True)
 
 
 def verdict(ctx: Ctx) -> str | None:
@@ -59,12 +49,8 @@ def render_text(data: dict[str, Any]) -> str:
         lines.append(f"Message {m['id']} from {m['from']} at {m['at']}: {m['text']} (answer with reply_message)")
     last = data["last_result"]
     if last is not None:
-        output = last["output"]
-        body = str(output.get("error")) if last["status"] == "error" else _json(output)
-        if len(body) > MAX_RESULT_CHARS:
-            body = body[:MAX_RESULT_CHARS] + "... (truncated; the full output is in info['tool_result'])"
-        lines.append(f"Last: {last['status']} {body}")
-    ep = data["episode"]
-    if ep["terminated"] or ep["truncated"]:
-        lines.append(f"Episode over. Verdict: {ep['verdict']}.")
+        lines.append(result_line(last, MAX_RESULT_CHARS, escaped_fallback=True))
+    over = episode_line(data["episode"])
+    if over is not None:
+        lines.append(over)
     return "\n".join(lines)

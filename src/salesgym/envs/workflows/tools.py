@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints
 
 from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
-from salesgym.envs.workflows import policies, simulator, users
+from salesgym.envs.workflows import outputs, policies, simulator, users
 from salesgym.envs.workflows.apps import REPLICAS
 from salesgym.envs.workflows.apps.common import Ctx, done
 from salesgym.envs.workflows.contract import TASK_APP
@@ -83,17 +83,17 @@ def finish_task(ctx: Ctx, a: FinishArgs) -> ToolOutcome:
 TASK_TOOLS: list[ToolSpec[Any, Ctx]] = [
     ToolSpec("ask_requester", "Ask the colleague who asked for this task a question (they know facts the apps "
              "do not hold, and answer when your question names what you need).", AskArgs, ask_requester,
-             "1 minute"),
+             "1 minute", output=outputs.AnswerOutput),
     ToolSpec("reply_message", "Reply to a message in your inbox; its sender answers (they know facts the apps do "
              "not hold, and tell them when your reply asks for them by name).", ReplyArgs, reply_message,
-             "1 minute"),
+             "1 minute", output=outputs.AnswerOutput),
     ToolSpec("list_policies", "List the company's policy documents (lead routing, discounting, sequencing and "
              "opt-out, meeting hygiene...) and which apply to this task.", NoArgs, list_policies, "1 minute",
-             writes=False),
+             writes=False, output=outputs.PoliciesOutput),
     ToolSpec("read_policy", "Read one company policy document (Markdown) by name: the rules your work must "
-             "follow.", PolicyArgs, read_policy, "1 minute", writes=False),
+             "follow.", PolicyArgs, read_policy, "1 minute", writes=False, output=outputs.PolicyOutput),
     ToolSpec("finish_task", "Declare the task done: the episode ends and the end state is verified.", FinishArgs,
-             finish_task, "1 minute"),
+             finish_task, "1 minute", output=outputs.FinishOutput),
 ]
 
 

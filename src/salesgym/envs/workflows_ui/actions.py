@@ -25,9 +25,10 @@ import re
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import Field, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints
 
 from salesgym.core.tools import ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
+from salesgym.envs.workflows_ui import outputs
 from salesgym.webapps.origins import TEST_DOMAIN
 
 Bid = Annotated[str, StringConstraints(min_length=1, max_length=20, pattern=r"^[A-Za-z]*[0-9]+$")]
@@ -403,13 +404,15 @@ def screenshot(s: Session, a: NoArgs) -> ToolOutcome:
     return _done("screenshot")
 
 
-def _spec(name: str, description: str, args: type[ToolArgs], handler: Handler) -> ToolSpec[Any, Session]:
+def _spec(name: str, description: str, args: type[ToolArgs], handler: Handler,
+          output: type[BaseModel] = outputs.Done) -> ToolSpec[Any, Session]:
+    """A browser action: every one answers ``{done: its name}`` (what it did shows in the next page)."""
     return ToolSpec(name, description, args, handler, "0 (the sandbox clock moves only when a form is submitted)",
-                    side_effects="acts in the browser; a form submitted is one tool call of its app")
+                    side_effects="acts in the browser; a form submitted is one tool call of its app", output=output)
 
 
 CHAT = [_spec("send_msg_to_user", "Send a message (a question) to the colleague who asked for the task; their "
-              "answer appears in the chat.", MessageArgs, send_msg_to_user),
+              "answer appears in the chat.", MessageArgs, send_msg_to_user, outputs.Answered),
         _spec("report_infeasible", "Say the task cannot be done: the task ends there and is judged as it stands.",
               ReasonArgs, report_infeasible)]  # fmt: skip
 BID = [

@@ -12,12 +12,12 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from salesgym.core.tools import ToolError, ToolResult, quote
+from salesgym.core.tools import ToolBox, ToolError, ToolResult, mcp_schema, quote
 from salesgym.envs.workflows.env import TIERS, WorkflowsEnv
 from salesgym.envs.workflows.state import WorkflowsState
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 from salesgym.envs.workflows.world import WorkflowsWorld
-from salesgym.envs.workflows_ui import observe
+from salesgym.envs.workflows_ui import observe, outputs
 from salesgym.envs.workflows_ui.actions import ACTION_SETS, from_text
 from salesgym.envs.workflows_ui.instructions import task_card
 from salesgym.webapps.origins import TEST_DOMAIN
@@ -334,6 +334,16 @@ class WorkflowsUIEnv:
 
     def mcp_tools(self) -> list[dict[str, Any]]:
         return self.box.mcp()
+
+    @property
+    def toolbox(self) -> ToolBox[Any]:
+        """The tools of this action set (what the conformance kit checks outputs against)."""
+        return self.box
+
+    observation_model = outputs.Observation  # the model of an observation's ``data``
+
+    def observation_schema(self) -> dict[str, Any]:
+        return mcp_schema(outputs.Observation)
 
     # -- operator side ------------------------------------------------------------------------------------------
     def score(self) -> dict[str, Any]:

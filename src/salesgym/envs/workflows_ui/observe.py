@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from salesgym.core.observation_text import episode_line
+
 # interactive elements once BrowserGym has marked them: id, role, label, value, state and box (CSS pixels)
 ELEMENTS_JS = """() => {
   const picked = 'a[href], button, input, select, textarea, summary, [draggable="true"], option';
@@ -106,8 +108,9 @@ def render_text(data: dict[str, Any]) -> str:
     for call in data["app_calls"]:
         outcome = call["output"].get("error") if call["status"] == "error" else "ok"
         lines.append(f"The page called {call['tool']}: {outcome}")
-    if episode["terminated"] or episode["truncated"]:
-        lines.append(f"Episode over. Verdict: {episode['verdict']}.")
+    over = episode_line(episode)
+    if over is not None:
+        lines.append(over)
     lines.append("Accessibility tree:")
     lines.append(data["axtree"])
     return "\n".join(lines)

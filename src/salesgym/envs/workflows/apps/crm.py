@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints
 
 from salesgym.core.tools import ToolArgs, ToolError, ToolOutcome, ToolSpec, quote
+from salesgym.envs.workflows import outputs
 from salesgym.envs.workflows.apps.common import Ctx, create, done, get, next_key, now_iso, page, rows, update
 from salesgym.envs.workflows.contract import MAX_BATCH, MAX_PAGE, MAX_TEXT, iso, parse_iso
 from salesgym.envs.workflows.state import Record
@@ -626,44 +627,47 @@ def user_details(ctx: Ctx, a: NoArgs) -> ToolOutcome:
 
 
 def _spec(name: str, description: str, args: type[ToolArgs], handler: Any, writes: bool,
-          failures: tuple[str, ...] = ()) -> ToolSpec[Any, Ctx]:  # fmt: skip
-    return ToolSpec(name, description, args, handler, "1 minute", writes=writes, failure_modes=failures)
+          failures: tuple[str, ...] = (), *, output: type[BaseModel]) -> ToolSpec[Any, Ctx]:  # fmt: skip
+    return ToolSpec(name, description, args, handler, "1 minute", writes=writes, failure_modes=failures,
+                    output=output)
 
 
 TOOLS: list[ToolSpec[Any, Ctx]] = [
     _spec("hubspot-get-user-details", "The CRM account and token scopes this session acts with.", NoArgs,
-          user_details, False),
+          user_details, False, output=outputs.UserDetails),
     _spec("hubspot-list-objects", "List CRM records of one object type (contacts, companies, deals, notes, tasks, "
-          "meetings), in creation order, with paging.", ListArgs, list_objects, False),
+          "meetings), in creation order, with paging.", ListArgs, list_objects, False, output=outputs.ListedObjects),
     _spec("hubspot-search-objects", "Search CRM records with filterGroups (OR between groups, AND inside one; "
           "operators EQ, NEQ, LT, LTE, GT, GTE, HAS_PROPERTY, NOT_HAS_PROPERTY, CONTAINS_TOKEN, IN, NOT_IN; EQ is "
           "case-insensitive), sorts and paging.", SearchArgs, search_objects, False,
-          ("unknown property", "more than 25 filters")),
+          ("unknown property", "more than 25 filters"), output=outputs.FoundObjects),
     _spec("hubspot-batch-read-objects", "Read CRM records by id; unknown ids come back under errors.", ReadArgs,
-          batch_read, False),
+          batch_read, False, output=outputs.BatchRead),
     _spec("hubspot-batch-create-objects", "Create contacts, companies or deals with properties and associations; "
           "the batch is created in full or not at all.", CreateArgs, batch_create, True,
           ("409 duplicate contact email", "deal stage not in its pipeline", "invalid option", "unknown owner",
-           "association type not defined for the pair")),
+           "association type not defined for the pair"), output=outputs.Batch),
     _spec("hubspot-batch-update-objects", "Update properties of contacts, companies or deals by id; the platform's "
           "rules apply (a lifecycle stage never moves backwards unless cleared first with '').", UpdateArgs,
-          batch_update, True, ("409 email in use", "deal stage not in its pipeline", "closed-won without closedate")),
+          batch_update, True, ("409 email in use", "deal stage not in its pipeline", "closed-won without closedate"),
+          output=outputs.Batch),
     _spec("hubspot-batch-create-associations", "Associate records (v4, HUBSPOT_DEFINED type ids); the inverse "
           "association appears on the other record.", AssocCreateArgs, create_associations, True,
-          ("association type not defined for the pair", "unknown record")),
+          ("association type not defined for the pair", "unknown record"), output=outputs.AssociationsCreated),
     _spec("hubspot-list-associations", "The records one record is associated to, with type ids and labels.",
-          AssocListArgs, list_associations, False),
+          AssocListArgs, list_associations, False, output=outputs.Associations),
     _spec("hubspot-get-association-definitions", "The association type ids defined from one object type to "
-          "another.", AssocDefArgs, association_definitions, False),
+          "another.", AssocDefArgs, association_definitions, False, output=outputs.AssociationDefinitions),
     _spec("hubspot-create-engagement", "Log a NOTE, TASK or MEETING owned by an owner and associated to contacts, "
           "companies or deals (metadata.timestamp is required).", EngagementArgs, create_engagement, True,
-          ("no association", "unknown owner", "missing body, subject or meeting times")),
+          ("no association", "unknown owner", "missing body, subject or meeting times"),
+          output=outputs.EngagementCreated),
     _spec("hubspot-list-pipelines", "Deal pipelines with their stages' internal ids, labels, probability and "
-          "isClosed.", NoArgs, list_pipelines, False),
+          "isClosed.", NoArgs, list_pipelines, False, output=outputs.Results),
     _spec("hubspot-list-owners", "CRM owners (use 'id' to assign an owner), with their teams.", NoArgs,
-          list_owners, False),
+          list_owners, False, output=outputs.Results),
     _spec("hubspot-list-properties", "The properties of an object type, with types and enumeration options.",
-          TypeArgs, list_properties, False),
+          TypeArgs, list_properties, False, output=outputs.Results),
 ]  # fmt: skip
 TABLES = ("crm.contacts", "crm.companies", "crm.deals", "crm.notes", "crm.tasks", "crm.meetings",
           "crm.associations", "crm.pipelines", "crm.owners")  # fmt: skip

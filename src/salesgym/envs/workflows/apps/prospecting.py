@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints
 
 from salesgym.core.tools import ToolArgs, ToolError, ToolOutcome, ToolSpec, quote
+from salesgym.envs.workflows import outputs
 from salesgym.envs.workflows.apps.common import Ctx, create, done, get, next_key, now_iso, rows, update
 from salesgym.envs.workflows.contract import INMAIL_BODY_MAX, INMAIL_SUBJECT_MAX, MAX_PAGE
 from salesgym.envs.workflows.state import Record
@@ -197,29 +198,31 @@ def get_conversations(ctx: Ctx, a: NoArgs) -> ToolOutcome:
 
 
 def _spec(name: str, description: str, args: type[ToolArgs], handler: Any, writes: bool,
-          failures: tuple[str, ...] = ()) -> ToolSpec[Any, Ctx]:  # fmt: skip
-    return ToolSpec(name, description, args, handler, "1 minute", writes=writes, failure_modes=failures)
+          failures: tuple[str, ...] = (), *, output: type[BaseModel]) -> ToolSpec[Any, Ctx]:  # fmt: skip
+    return ToolSpec(name, description, args, handler, "1 minute", writes=writes, failure_modes=failures,
+                    output=output)
 
 
 TOOLS: list[ToolSpec[Any, Ctx]] = [
     _spec("sales_search_leads", "Search leads: AND across filters, OR within one; spotlight changed_jobs.",
-          SearchLeadsArgs, search_leads, False),
+          SearchLeadsArgs, search_leads, False, output=outputs.SearchPage),
     _spec("sales_search_accounts", "Search accounts by keywords, industry and headcount band.", SearchAccountsArgs,
-          search_accounts, False),
+          search_accounts, False, output=outputs.SearchPage),
     _spec("get_sales_profile", "A lead's full profile: left_account (current job no longer matches), current "
-          "company and title, degree, open_profile, teamlink.", LeadArgs, get_profile, False),
+          "company and title, degree, open_profile, teamlink.", LeadArgs, get_profile, False,
+          output=outputs.RecordOutput),
     _spec("get_account", "One account in full: industry, headcount, growth, headquarters.", AccountArgs,
-          get_account, False),
-    _spec("get_lead_lists", "Your lead lists with their sizes.", NoArgs, get_lists, False),
-    _spec("get_lead_list_members", "The leads saved in a list.", ListArgs, get_members, False),
+          get_account, False, output=outputs.RecordOutput),
+    _spec("get_lead_lists", "Your lead lists with their sizes.", NoArgs, get_lists, False, output=outputs.Elements),
+    _spec("get_lead_list_members", "The leads saved in a list.", ListArgs, get_members, False, output=outputs.Elements),
     _spec("save_lead", "Save a lead to a lead list (at most once per list).", SaveArgs, save_lead, True,
-          ("409 already in the list",)),
+          ("409 already in the list",), output=outputs.Saved),
     _spec("send_inmail", f"Send an InMail (subject <= {INMAIL_SUBJECT_MAX}, body <= {INMAIL_BODY_MAX} characters); "
           "costs a credit unless the lead is 1st-degree or has an Open Profile.", InMailArgs, send_inmail, True,
-          ("403 no credits left", "unknown urn")),
-    _spec("get_inmail_credits", "InMail credits available.", NoArgs, get_credits, False),
+          ("403 no credits left", "unknown urn"), output=outputs.InMailSent),
+    _spec("get_inmail_credits", "InMail credits available.", NoArgs, get_credits, False, output=outputs.Credits),
     _spec("get_conversations", "The InMails you have sent, with whether each spent a credit.", NoArgs,
-          get_conversations, False),
+          get_conversations, False, output=outputs.Elements),
 ]  # fmt: skip
 TABLES = ("prospecting.leads", "prospecting.accounts", "prospecting.lists", "prospecting.list_members",
           "prospecting.inmails", "prospecting.credits")  # fmt: skip

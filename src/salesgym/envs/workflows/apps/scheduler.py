@@ -18,9 +18,10 @@ from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import Field, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints
 
 from salesgym.core.tools import ToolArgs, ToolError, ToolOutcome, ToolSpec, quote
+from salesgym.envs.workflows import outputs
 from salesgym.envs.workflows.apps.common import Ctx, create, done, get, next_key, now_iso, rows, update
 from salesgym.envs.workflows.contract import (
     AVAILABLE_RANGE_DAYS,
@@ -353,34 +354,38 @@ def create_no_show(ctx: Ctx, a: NoShowArgs) -> ToolOutcome:
 
 
 def _spec(name: str, description: str, args: type[ToolArgs], handler: Any, writes: bool,
-          failures: tuple[str, ...] = ()) -> ToolSpec[Any, Ctx]:  # fmt: skip
-    return ToolSpec(name, description, args, handler, "1 minute", writes=writes, failure_modes=failures)
+          failures: tuple[str, ...] = (), *, output: type[BaseModel]) -> ToolSpec[Any, Ctx]:  # fmt: skip
+    return ToolSpec(name, description, args, handler, "1 minute", writes=writes, failure_modes=failures,
+                    output=output)
 
 
 TOOLS: list[ToolSpec[Any, Ctx]] = [
     _spec("users-get_current_user", "The scheduling user (the host): uri, name, email, time zone, organization.",
-          NoArgs, current_user, False),
+          NoArgs, current_user, False, output=outputs.Resource),
     _spec("event_types-list_event_types", "The host's event types: uri, name, duration (minutes), active.",
-          ListEventTypesArgs, list_event_types, False),
-    _spec("event_types-get_event_type", "One event type by uri.", EventTypeArgs, get_event_type, False),
+          ListEventTypesArgs, list_event_types, False, output=outputs.PagedCollection),
+    _spec("event_types-get_event_type", "One event type by uri.", EventTypeArgs, get_event_type, False,
+          output=outputs.Resource),
     _spec("event_types-list_event_type_available_times", "Open start times of an event type in a future range of at "
           f"most {AVAILABLE_RANGE_DAYS} days (slots start on the hour or half hour inside working hours and avoid "
-          "busy times and bookings).", RangeArgs, available_times, False, ("range in the past or too long",)),
+          "busy times and bookings).", RangeArgs, available_times, False, ("range in the past or too long",),
+          output=outputs.Collection),
     _spec("availability-list_user_busy_times", f"The host's busy times (external calendar and bookings) in a future "
-          f"range of at most {AVAILABLE_RANGE_DAYS} days.", BusyArgs, busy_times, False),
+          f"range of at most {AVAILABLE_RANGE_DAYS} days.", BusyArgs, busy_times, False, output=outputs.Collection),
     _spec("meetings-list_events", "Scheduled events, by invitee email, status and start range, soonest first.",
-          ListEventsArgs, list_events, False),
-    _spec("meetings-get_event", "One scheduled event by uuid.", EventArgs, get_event, False),
-    _spec("meetings-list_event_invitees", "The invitees of a scheduled event.", InviteesArgs, list_invitees, False),
+          ListEventsArgs, list_events, False, output=outputs.PagedCollection),
+    _spec("meetings-get_event", "One scheduled event by uuid.", EventArgs, get_event, False, output=outputs.Resource),
+    _spec("meetings-list_event_invitees", "The invitees of a scheduled event.", InviteesArgs, list_invitees, False,
+          output=outputs.Collection),
     _spec("meetings-create_invitee", "Book an event: an invitee at an open start time of an event type; the event "
           "lasts the event type's duration.", CreateInviteeArgs, create_invitee, True,
-          ("409 not an open slot", "inactive event type", "bad time zone")),
+          ("409 not an open slot", "inactive event type", "bad time zone"), output=outputs.Resource),
     _spec("meetings-cancel_event", "Cancel an active scheduled event, with a reason; its invitees are canceled.",
-          CancelArgs, cancel_event, True, ("already canceled",)),
+          CancelArgs, cancel_event, True, ("already canceled",), output=outputs.Resource),
     _spec("scheduling_links-create_single_use_scheduling_link", "A booking link for one event of an event type.",
-          LinkArgs, create_link, True),
+          LinkArgs, create_link, True, output=outputs.Resource),
     _spec("invitee_no_shows-create", "Mark an invitee of an event that has started as a no-show.", NoShowArgs,
-          create_no_show, True, ("event not started", "already a no-show")),
+          create_no_show, True, ("event not started", "already a no-show"), output=outputs.Resource),
 ]  # fmt: skip
 TABLES = ("scheduler.users", "scheduler.event_types", "scheduler.busy_times", "scheduler.scheduled_events",
           "scheduler.invitees", "scheduler.scheduling_links", "scheduler.no_shows")  # fmt: skip

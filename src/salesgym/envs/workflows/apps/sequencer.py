@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints
 
 from salesgym.core.tools import ToolArgs, ToolError, ToolOutcome, ToolSpec, quote
+from salesgym.envs.workflows import outputs
 from salesgym.envs.workflows.apps.common import Ctx, create, done, get, next_key, now_iso, rows, update
 from salesgym.envs.workflows.contract import MAX_BATCH, MAX_PAGE, MAX_TEXT, parse_iso
 from salesgym.envs.workflows.state import Record
@@ -341,35 +342,41 @@ def task_create(ctx: Ctx, a: TaskArgs) -> ToolOutcome:
 
 
 def _spec(name: str, description: str, args: type[ToolArgs], handler: Any, writes: bool,
-          failures: tuple[str, ...] = ()) -> ToolSpec[Any, Ctx]:  # fmt: skip
-    return ToolSpec(name, description, args, handler, "1 minute", writes=writes, failure_modes=failures)
+          failures: tuple[str, ...] = (), *, output: type[BaseModel]) -> ToolSpec[Any, Ctx]:  # fmt: skip
+    return ToolSpec(name, description, args, handler, "1 minute", writes=writes, failure_modes=failures,
+                    output=output)
 
 
 TOOLS: list[ToolSpec[Any, Ctx]] = [
-    _spec("current_user", "The sequencer user this session acts as.", NoArgs, current_user, False),
-    _spec("mailbox_search", "Sending mailboxes, by email or user id.", MailboxSearchArgs, mailbox_search, False),
+    _spec("current_user", "The sequencer user this session acts as.", NoArgs, current_user, False, output=outputs.Data),
+    _spec("mailbox_search", "Sending mailboxes, by email or user id.", MailboxSearchArgs, mailbox_search, False,
+          output=outputs.DataList),
     _spec("prospect_search", "Prospects by exact email, tag, account or name.", ProspectSearchArgs, prospect_search,
-          False),
+          False, output=outputs.DataList),
     _spec("prospect_get_by_id", "One prospect by id, with its attributes and relationships.", IdArgs,
-          prospect_get, False),
+          prospect_get, False, output=outputs.Data),
     _spec("prospect_create", "Create a prospect (no upsert: search by email first), optionally on an account and "
-          "owned by a user.", ProspectCreateArgs, prospect_create, True, ("422 email already taken",)),
-    _spec("prospect_update", "Update a prospect's attributes or account.", ProspectUpdateArgs, prospect_update, True),
-    _spec("account_search", "Accounts by name (part) or domain (exact).", AccountSearchArgs, account_search, False),
+          "owned by a user.", ProspectCreateArgs, prospect_create, True, ("422 email already taken",),
+          output=outputs.Data),
+    _spec("prospect_update", "Update a prospect's attributes or account.", ProspectUpdateArgs, prospect_update, True,
+          output=outputs.Data),
+    _spec("account_search", "Accounts by name (part) or domain (exact).", AccountSearchArgs, account_search, False,
+          output=outputs.DataList),
     _spec("account_create", "Create an account (name, domain, industry); domains are unique.", AccountCreateArgs,
-          account_create, True, ("422 domain already exists",)),
+          account_create, True, ("422 domain already exists",), output=outputs.Data),
     _spec("sequence_search", "Sequences by name, with enabled, step types and ruleset.", SequenceSearchArgs,
-          sequence_search, False),
+          sequence_search, False, output=outputs.DataList),
     _spec("sequence_add_prospects", "Add prospects to a sequence from a mailbox; answers {batch: {state, total, "
           "failures}}. The sequence's ruleset decides who may join.", AddArgs, add_prospects, True,
-          ("already in this sequence", "opted out", "exclusive sequence", "sequence disabled", "user locked")),
+          ("already in this sequence", "opted out", "exclusive sequence", "sequence disabled", "user locked"),
+          output=outputs.Added),
     _spec("sequence_state_search", "Sequence states (enrolments) by prospect, sequence or state.", StateSearchArgs,
-          state_search, False),
+          state_search, False, output=outputs.DataList),
     _spec("sequence_state_finish", "Finish a sequence state (kept, with its history; idempotent).", IdArgs,
-          state_finish, True),
+          state_finish, True, output=outputs.Data),
     _spec("emails_search", "Mailings (delivered, opened, replied, bounced), by prospect; replies carry their text.",
-          EmailsSearchArgs, emails_search, False),
-    _spec("task_create", "Create a manual task for a prospect.", TaskArgs, task_create, True),
+          EmailsSearchArgs, emails_search, False, output=outputs.DataList),
+    _spec("task_create", "Create a manual task for a prospect.", TaskArgs, task_create, True, output=outputs.Data),
 ]  # fmt: skip
 TABLES = ("sequencer.users", "sequencer.mailboxes", "sequencer.accounts", "sequencer.prospects",
           "sequencer.sequences", "sequencer.sequence_states", "sequencer.mailings", "sequencer.tasks")  # fmt: skip
