@@ -1,6 +1,7 @@
 """The shipped ``workflows-counterparty`` pack through a real service on loopback: a session and a verifier run are
 opened on a pack template by the pack's name (never a directory of the server's), played and judged like in
-process; the split's tasks are served by id; every other value of ``pack`` is refused and opens nothing."""
+process (a run where people act: ``test_serve_people_runs.py``); the split's tasks are served by id; every other
+value of ``pack`` is refused and opens nothing."""
 
 from __future__ import annotations
 
@@ -96,16 +97,16 @@ def test_a_verifier_run_on_a_pack_template_gets_the_in_process_verdict(server: S
 
 
 @pytest.mark.parametrize("template", ACTING)
-def test_a_verifier_run_where_people_act_is_refused_not_misjudged(server: Server, template: str) -> None:
-    """Who changed a record is on the event tape, which a run does not store: judged from state alone, the person's
-    booking or reassignment would count as the agent's, so such a run is refused and played as a session."""
+def test_a_verifier_run_where_people_act_is_opened_and_plays_them(server: Server, template: str) -> None:
+    """Runs on the templates where people act are judged (``test_serve_people_runs.py`` plays them through): opened
+    by seed or by the split's task id, they answer recorded calls with what the people did."""
     r = _post(server, "/runs", {"kwargs": {"template": template, "pack": PACK}, "seed": 5})
-    assert r.status_code == 422 and r.json()["error"] == "not_judgeable", r.text
-    assert "play it as a session" in r.json()["detail"]
+    assert r.status_code == 201, r.text
     entry = next(t for t in sp.load(PACK).territories if t.template == template)
     r = _post(server, "/runs", {"task": {"split": PACK, "id": entry.id}})
-    assert r.status_code == 422 and r.json()["error"] == "not_judgeable", r.text
-    assert _post(server, "/sessions", {"task": {"split": PACK, "id": entry.id}}).status_code == 201
+    assert r.status_code == 201 and r.json()["benchmark_task"] == f"{PACK}/{entry.id}", r.text
+    calls = _post(server, f"/runs/{r.json()['run_id']}/calls", {"calls": [{"tool": "finish_task", "args": {}}]})
+    assert calls.status_code == 200 and calls.json()["people"] == [], calls.text
 
 
 def test_a_run_that_misses_the_policy_fails_remotely_too(server: Server) -> None:

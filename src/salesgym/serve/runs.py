@@ -64,6 +64,7 @@ class Run:
     verdict: dict[str, Any] | None = None
     created: float = field(default_factory=time.time)
     benchmark: Task | None = None  # the split's task this run is (None: practice, the caller chose the seed)
+    people: Any = None  # the family's simulated people who act, with who changed what (None: no one acts)
 
     def label(self) -> dict[str, Any]:
         """What every answer about the run says: whether it is practice, and which benchmark task it is."""
@@ -111,12 +112,10 @@ class Runs:
             raise ServiceError(422, "no_verifier_api", f"{env_id}'s family offers no verifier API (the workflows "
                                "family does)")  # fmt: skip
         family = importlib.import_module(name)
-        try:
-            tables = family.start(env._world)
-        except ValueError as err:  # the family cannot judge this instance from stored state
-            raise ServiceError(422, "not_judgeable", str(err)) from None
+        tables = family.start(env._world)
         run = Run("r-" + secrets.token_hex(8), caller.name, env_id, seed, family, env._world,
-                  getattr(env.family, "judge", None), tables, benchmark=task)  # fmt: skip
+                  getattr(env.family, "judge", None), tables, benchmark=task,
+                  people=family.people(env._world, tables))  # fmt: skip
         while len(self.runs) >= self.max_runs:
             judged = next((k for k, r in self.runs.items() if r.verdict is not None), None)
             self.runs.pop(judged if judged is not None else next(iter(self.runs)))
@@ -164,21 +163,25 @@ class Runs:
             checked = run.family.checked_tables(run.world, app, tables)
         except (LookupError, ValueError) as err:
             raise _refused(err, "app" if isinstance(err, LookupError) else "table") from None
+        run.family.stored(run.people, checked)  # the agent's changes, before the tables are replaced
         run.end.update(checked)
         run.stored.add(app)
         return run
 
-    def record_calls(self, caller: Principal, run_id: str, calls: Sequence[Mapping[str, Any]]) -> Run:
-        """Append calls ``{tool, args, status: ok | error}`` to the run's trajectory."""
+    def record_calls(self, caller: Principal, run_id: str,
+                     calls: Sequence[Mapping[str, Any]]) -> tuple[Run, list[dict[str, Any]] | None]:  # fmt: skip
+        """Append calls ``{tool, args, status: ok | error}`` to the run's trajectory; with what the task's simulated
+        people did for them (None where no one acts)."""
         run = self.get(caller, run_id)
         self._open(run)
         if len(run.calls) + len(calls) > MAX_CALLS:
             raise ServiceError(413, "too_many_calls", f"a run records at most {MAX_CALLS} calls")
         try:
-            run.calls.extend(run.family.checked_calls(calls, len(run.calls)))
+            checked = run.family.checked_calls(calls, len(run.calls))
         except ValueError as err:
             raise _refused(err, "call") from None
-        return run
+        run.calls.extend(checked)
+        return run, run.family.called(run.people, checked)
 
     # -- judging -----------------------------------------------------------------------------------------------
     async def assertions(self, caller: Principal, run_id: str,
@@ -215,6 +218,7 @@ class Runs:
         if not caller.operator:
             raise ServiceError(403, "forbidden", "the verdict holds expected values: this needs the operator token")
         self._open(run)
-        run.verdict = {**run.family.verdict(run.world, run.end, run.calls, run.judge), "stored": sorted(run.stored),
+        run.verdict = {**run.family.verdict(run.world, run.end, run.calls, run.judge, run.people),
+                       "stored": sorted(run.stored),
                        **run.label()}  # fmt: skip
         return {**run.label(), **run.verdict}

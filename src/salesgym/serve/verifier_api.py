@@ -4,7 +4,8 @@
     GET    /runs/{id}                 the run (operator: with its verdict once judged)
     GET    /runs/{id}/state[?app=]    the stored state, per app ({app: {object: {id: record}}})
     PUT    /runs/{id}/state           store one app's tables (a cross-app task: each app under the same run)
-    POST   /runs/{id}/calls           append the agent's calls (forbidden actions, rubrics over call text)
+    POST   /runs/{id}/calls           append the agent's calls (forbidden actions, rubrics over call text); where
+                                      simulated people act, what they did (the apps read their tables back)
     POST   /runs/{id}/assertions      run jq assertions (ad hoc, or the task's own: operator)
     POST   /runs/{id}/verdict         judge once: pass/fail, partial, per-assertion metadata (operator)
     DELETE /runs/{id}
@@ -65,7 +66,8 @@ def router(runs: Runs) -> APIRouter:
 
     @api.post("/{run_id}/calls")
     async def calls(run_id: RunId, body: RecordCalls, who: Caller) -> dict[str, Any]:
-        return runs.record_calls(who, run_id, [c.model_dump() for c in body.calls]).view(who.operator)
+        run, people = runs.record_calls(who, run_id, [c.model_dump() for c in body.calls])
+        return run.view(who.operator) if people is None else {**run.view(who.operator), "people": people}
 
     @api.post("/{run_id}/assertions")
     async def assertions(run_id: RunId, body: RunAssertions, who: Caller) -> dict[str, Any]:

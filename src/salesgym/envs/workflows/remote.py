@@ -1,6 +1,7 @@
 """The workflows family's side of the HTTP verifier API (``serve/runs.py`` loads it by the family's
 ``verifier_api`` name, so the service knows no family): a run's state per app, its calls, ad-hoc and task
-assertions, and the verdict, judged by the same function as the in-process verifier.
+assertions, and the verdict, judged by the same function as the in-process verifier. Where simulated people act
+(``users.py``), the run plays them and keeps who changed what (``run_people.py``).
 
 A caller's ad-hoc assertions are jq the caller wrote: the service runs them in its sandbox (``serve/sandbox.py``)
 with :data:`SANDBOXED` on :func:`caller_payload`, never here. The task's own assertions and the verdict run the
@@ -15,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from salesgym.envs.workflows import run_people
 from salesgym.envs.workflows.assertions import check_assertion
+from salesgym.envs.workflows.run_people import RunPeople
 from salesgym.envs.workflows.state import document
 from salesgym.envs.workflows.tasks.model import OPERATORS
 from salesgym.envs.workflows.tools import OWNER_OF_TABLE, TOOLS
@@ -28,14 +31,28 @@ SANDBOXED = "salesgym.envs.workflows.assertions:evaluate_for_caller"  # what the
 
 
 def start(world: WorkflowsWorld) -> Tables:
-    """The run's start tables; ``ValueError`` for a task whose simulated people act (``users.py``): who made a
-    change is on the environment's event tape, which a run does not store, so its verdict would count the person's
-    changes as the agent's (such a task is played as a session)."""
-    if world.secret.actions:
-        raise ValueError(f"template {world.secret.template!r} has simulated people who act on the apps; the verifier "
-                         "API cannot tell their changes from the agent's (no event tape is stored): play it as a "
-                         "session (POST /sessions)")  # fmt: skip
+    """The run's start tables."""
     return {name: dict(rows) for name, rows in world.tables.items()}
+
+
+def people(world: WorkflowsWorld, tables: Tables) -> RunPeople | None:
+    """The run's simulated people (``run_people.py``), whose state is the run's ``tables``; None when no one
+    acts."""
+    found = run_people.people(world)
+    if found is not None:
+        found.state.tables = tables
+    return found
+
+
+def called(found: RunPeople | None, calls: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]] | None:
+    """What the people did for these recorded calls (None: no one acts in this task)."""
+    return None if found is None else found.called(calls)
+
+
+def stored(found: RunPeople | None, tables: Mapping[str, Mapping[str, Any]]) -> None:
+    """An app's checked tables about to be stored: the agent's changes, on the people's tape."""
+    if found is not None:
+        found.store(tables)
 
 
 def apps(world: WorkflowsWorld) -> tuple[str, ...]:
@@ -111,12 +128,15 @@ def caller_payload(world: WorkflowsWorld, tables: Tables, specs: Sequence[Mappin
     return {"doc": document(tables, OWNER_OF_TABLE), "params": params, "specs": [dict(s) for s in specs]}
 
 
-def verdict(world: WorkflowsWorld, tables: Tables, calls: Sequence[Mapping[str, Any]], judge: Any) -> dict[str, Any]:
-    """The in-process verifier's verdict over the stored state and calls. The audit (every change made by its own
-    app's tools) holds by construction: an app stores only its own tables."""
+def verdict(world: WorkflowsWorld, tables: Tables, calls: Sequence[Mapping[str, Any]], judge: Any,
+            found: RunPeople | None = None) -> dict[str, Any]:  # fmt: skip
+    """The in-process verifier's verdict over the stored state and calls; what the people did is theirs (their
+    tape, ``run_people.py``). The audit (every change made by its own app's tools) holds by construction: an app
+    stores only its own tables."""
     summary = next((c["args"].get("summary", "") for c in reversed(calls)
                     if c["tool"] == "finish_task" and c["args"] is not None), "")  # fmt: skip
-    out = judge_states(world.secret, world.tables, tables, calls, summary, (), judge)
+    made = None if found is None else found.made_by_users()
+    out = judge_states(world.secret, world.tables, tables, calls, summary, (), judge, made_by_users=made)
     out["apps"] = list(world.task.apps)
     out["audit"]["how"] = "each app stores only its own tables"
     return out
