@@ -27,32 +27,64 @@ MOVES = [reply("reject", "Not yet.", "not_convinced"), reply("accept", "Fine, I'
 WORDS = vc.for_family("desk").counterparty
 
 
-def _bench(db: Path, *extra: str) -> None:
+def _bench(db: Path, *extra: str) -> str:
     result = CliRunner().invoke(app, ["bench", "--family", "desk", "--episodes", "1", "-p", "quote-then-fit",
                                       "--workers", "1", "--db", str(db), *extra])  # fmt: skip
     assert result.exit_code == 0, result.output
+    return result.output
 
 
-def _model_buyer(db: Path, *prices: str) -> int:
-    """A bench run whose buyers the scripted model plays; how many requests it was sent."""
+def _model_buyer(db: Path, *prices: str) -> tuple[int, str]:
+    """A bench run whose buyers the scripted model plays; how many requests it was sent, and what bench printed."""
     first = sp.load("desk-eval").territories[0]
     scripts = {request_seed(first.seed, f"L{i:03d}"): MOVES for i in range(first.n_opportunities)}
     with ScriptedOpenAI(scripts) as server:
-        _bench(db, "--buyer", "llm", "--buyer-model", "scripted-buyer", "--buyer-base-url", server.base_url,
-               "--buyer-api-key-env", KEY_ENV, *prices)  # fmt: skip
-        return len(server.requests)
+        printed = _bench(db, "--buyer", "llm", "--buyer-model", "scripted-buyer", "--buyer-base-url",
+                         server.base_url, "--buyer-api-key-env", KEY_ENV, *prices)  # fmt: skip
+        return len(server.requests), printed
+
+
+PRINTED: dict[str, str] = {}  # what bench printed, per run kind
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, int]:
     """(the store, the model-buyer run, the rule-based run, requests the buyer model was sent)."""
     db = tmp_path_factory.mktemp("buyer-report") / "runs.sqlite"
-    asked = _model_buyer(db)
-    _bench(db)
+    asked, PRINTED["model"] = _model_buyer(db)
+    PRINTED["rules"] = _bench(db)
     with Store(db, readonly=True) as store:
         model = next(r for r in store.runs() if "env_options" in r.config)
         rules = next(r for r in store.runs() if r.id != model.id)
     return db, model.id, rules.id, asked
+
+
+def test_the_leaderboard_of_a_model_buyer_run_has_the_buyers_line(runs: tuple[Path, str, str, int]) -> None:
+    db, model_run, _, asked = runs
+    with Store(db, readonly=True) as store:
+        [episode] = store.episodes(model_run)
+    m = episode.metrics
+    assert m is not None
+    [line] = [x for x in PRINTED["model"].splitlines() if x.startswith("buyer model")]
+    assert line == (f"buyer model scripted-buyer for quote-then-fit: {asked} requests (0 failed) over 1 episodes, "
+                    f"tokens/ep prompt/completion {m['buyer_prompt_tokens']:,}/{m['buyer_completion_tokens']:,}, "
+                    "unpriced")  # fmt: skip
+
+
+def test_a_rule_based_leaderboard_has_no_buyer_line(runs: tuple[Path, str, str, int]) -> None:
+    assert "buyer model" not in PRINTED["rules"]
+    rules = EpisodeRecord("a", "t", 1, "ok", {"primary": 1.0}, 0.1, 5, 5)
+    assert counterparty.leaderboard_lines([rules], ["a"], WORDS) == []
+    assert counterparty.leaderboard_lines([_episode("a", 0.01)], ["a"], None) == []
+
+
+def test_a_priced_buyer_line_has_the_cost_per_episode() -> None:
+    lines = counterparty.leaderboard_lines([_episode("a", 0.0012, 3), _episode("a", 0.0030, 4), _episode("b", None)],
+                                           ["b", "a", "c"], WORDS)  # fmt: skip
+    assert lines == ["buyer model m for b: 3 requests (1 failed) over 1 episodes, tokens/ep prompt/completion "
+                     "1,000/200, unpriced",
+                     "buyer model m for a: 7 requests (2 failed) over 2 episodes, tokens/ep prompt/completion "
+                     "1,000/200, $0.0042 ($0.0021/ep)"]  # fmt: skip
 
 
 def test_the_report_of_a_model_buyer_run_has_the_buyers_requests_and_tokens(
@@ -123,7 +155,7 @@ def test_costs_add_up_only_when_every_episode_was_priced() -> None:
 def test_buyer_prices_on_the_command_line_price_the_buyer_model(runs: tuple[Path, str, str, int],
                                                                 tmp_path: Path) -> None:  # fmt: skip
     db = tmp_path / "priced.sqlite"
-    asked = _model_buyer(db, "--buyer-price-in", "2.5", "--buyer-price-out", "10")
+    asked, printed = _model_buyer(db, "--buyer-price-in", "2.5", "--buyer-price-out", "10")
     with Store(db, readonly=True) as store:
         [run] = store.runs()
         [episode] = store.episodes(run.id)
@@ -135,6 +167,8 @@ def test_buyer_prices_on_the_command_line_price_the_buyer_model(runs: tuple[Path
     assert run.config["env_options"]["buyer_price_in"] == 2.5 and run.id != runs[1]  # another run than unpriced
     row = next(line for line in files.markdown.read_text().splitlines() if line.startswith("| quote-then-fit | scr"))
     assert f"${expected:,.4f}" in row
+    [line] = [x for x in printed.splitlines() if x.startswith("buyer model scripted-buyer for quote-then-fit")]
+    assert line.endswith(f", ${expected:,.4f} (${expected:,.4f}/ep)")
 
 
 @pytest.mark.parametrize(("args", "message", "code"), [

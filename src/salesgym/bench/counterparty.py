@@ -2,8 +2,8 @@
 desk's ``--buyer llm``), its requests, tokens and cost, apart from the policy's own model.
 
 The family states the score keys (``REPORT_WORDS["counterparty"]``, :class:`vocabulary.Counterparty`); an episode
-used a model counterparty when its score holds the model key. A run without one gets no table and no figure, so
-rule-based reports are unchanged.
+used a model counterparty when its score holds the model key. A run without one gets no table, no figure and no line
+under ``salesgym bench``'s leaderboard, so rule-based reports and output are unchanged.
 """
 
 from __future__ import annotations
@@ -78,6 +78,24 @@ def table(episodes: Sequence[EpisodeRecord], policies: Sequence[str], words: Cou
              f"{(t.prompt_tokens + t.completion_tokens) / t.episodes:,.0f}", _usd(t.cost),
              _usd(None if t.cost is None else t.cost / t.episodes)] for p, t in found.items()]  # fmt: skip
     return header, rows
+
+
+def leaderboard_lines(episodes: Sequence[EpisodeRecord], policies: Sequence[str],
+                      words: Counterparty | None) -> list[str]:  # fmt: skip
+    """Under ``salesgym bench``'s leaderboard, one line per policy whose episodes a model counterparty played: its
+    model, requests, tokens per episode and cost (none: no episode used a model, the output is as before)."""
+    if words is None:
+        return []
+    lines = []
+    for p in policies:
+        t = totals(episodes, p, words)
+        if t is None:
+            continue
+        tokens = f"{t.prompt_tokens / t.episodes:,.0f}/{t.completion_tokens / t.episodes:,.0f}"
+        cost = "unpriced" if t.cost is None else f"{_usd(t.cost)} ({_usd(t.cost / t.episodes)}/ep)"
+        lines.append(f"{words.title} {', '.join(t.models)} for {p}: {t.requests} requests ({t.failed} failed) over "
+                     f"{t.episodes} episodes, tokens/ep prompt/completion {tokens}, {cost}")  # fmt: skip
+    return lines
 
 
 def intro(words: Counterparty) -> str:

@@ -14,9 +14,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from salesgym.bench import analysis as an
+from salesgym.bench import counterparty, remote, tiers
 from salesgym.bench import llm_options as lo
 from salesgym.bench import progress as bar
-from salesgym.bench import remote, tiers
 from salesgym.bench import splits as sp
 from salesgym.bench import vocabulary as vc
 from salesgym.bench.commands.console import err, fail, open_store, out
@@ -440,6 +440,8 @@ def bench(
             markup=False,
             highlight=False,
         )
+    for line in counterparty.leaderboard_lines(eps, names, words.counterparty):  # only a model counterparty's
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
     out.print(
         f"run {run_id} in {db}; full report: salesgym report {run_id} --db {db}",
         markup=False,
