@@ -5,7 +5,9 @@ registry like a session. It holds the instance's start tables, the end state eac
 cross-app task has one run and each app stores its own tables under it), the trajectory of calls the agent
 made, and, once judged, the verdict. What a table, an assertion and a verdict are is the family's: a family
 that offers the API names a module in its ``verifier_api`` (the workflows family: ``envs/workflows/remote.py``,
-whose verdict is the in-process verifier's), so nothing here knows a family.
+whose verdict is the in-process verifier's), so nothing here knows a family. Where the task's simulated people act
+on the apps, the family keeps them with the run (``people``): they act on the calls the run records, and the
+family keeps who changed what from the tables each app stores.
 
 Runs that count and runs that do not: a run opened from a split's task id (``POST /runs {"task": {split, id}}``)
 gets its world and seed from the service (``tasks.py``, as a task session does) and never shows an agent the
