@@ -212,3 +212,42 @@ def test_a_task_without_people_answers_calls_as_before(server: Server) -> None:
                                                  "seed": SEED}))["run_id"]  # fmt: skip
     answer = _ok(_send(server, "POST", f"/runs/{run_id}/calls", {"calls": [FINISH]}))
     assert "people" not in answer and answer["calls"] == 1
+
+
+MALFORMED = [
+    (REASSIGN, "crm", {"contacts": "contact_id"}, [{}, {"properties": {}}, {"properties": {"x": [1]}}]),
+    ("user-books-from-link", "scheduler", {"scheduling_links": None}, [{}, {"booking_url": 7, "owner": []}]),
+    ("user-reschedules", "scheduler", {"invitees": None}, [{"email": "x", "status": "active", "event": 3}]),
+]
+
+
+@pytest.mark.parametrize(("template", "app", "where", "records"), MALFORMED)
+def test_records_in_another_shape_leave_the_people_idle_not_a_server_error(
+        server: Server, template: str, app: str, where: dict[str, Any], records: list[Any]) -> None:  # fmt: skip
+    """An app may store records its platform would never hold: the person acts on what is there or finds nothing
+    to act on (the answer is the run, never a 500), and the run is still judged."""
+    env = in_process("workflows-v0", SEED, [], template=template, pack=PACK)
+    [(obj, param)] = where.items()
+    key = str(env._world.secret.params[param]) if param else "X1"
+    action = env._world.secret.actions[0]
+    trigger = {"tool": action["after"][0], "args": {"body": "https://calendly.example/d/x"}} if action["after"] else {
+        "tool": "hubspot-list-owners", "args": {}}
+    for record in records:
+        run_id = _ok(_send(server, "POST", "/runs", {"kwargs": {"template": template, "pack": PACK},
+                                                     "seed": SEED}))["run_id"]  # fmt: skip
+        _ok(_send(server, "PUT", f"/runs/{run_id}/state", {"app": app, "tables": {obj: {key: record}}}))
+        answer = _send(server, "POST", f"/runs/{run_id}/calls", {"calls": [trigger, trigger, trigger]})
+        assert answer.status_code == 200 and isinstance(answer.json()["people"], list), answer.text
+        assert _send(server, "POST", f"/runs/{run_id}/verdict", None, OPERATOR).status_code == 200
+
+
+@pytest.mark.parametrize("template", [REASSIGN, "policy-lead-routing"])
+@pytest.mark.parametrize("part", ["properties", "attributes", "relationships"])
+def test_a_record_whose_fields_are_not_an_object_is_refused(server: Server, template: str, part: str) -> None:
+    run_id = _ok(_send(server, "POST", "/runs", {"kwargs": {"template": template, "pack": PACK}, "seed": SEED}))[
+        "run_id"]
+    for bad in (None, [], "x", 1):
+        r = _send(server, "PUT", f"/runs/{run_id}/state", {"app": "crm", "tables": {"contacts": {"1": {part: bad}}}})
+        assert r.status_code == 422 and r.json()["error"] == "invalid_table", r.text
+        assert f"{part} must be an object" in r.json()["detail"]
+    assert _send(server, "POST", f"/runs/{run_id}/verdict", None, OPERATOR).status_code == 200

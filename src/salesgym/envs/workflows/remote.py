@@ -27,6 +27,7 @@ from salesgym.envs.workflows.world import WorkflowsWorld
 
 Tables = dict[str, dict[str, dict[str, Any]]]
 MAX_EXPR_CHARS = 4000
+NESTED = ("properties", "attributes", "relationships")  # a record's parts whose fields the invariant compares
 SANDBOXED = "salesgym.envs.workflows.assertions:evaluate_for_caller"  # what the sandbox runs on caller_payload
 
 
@@ -87,6 +88,10 @@ def checked_tables(world: WorkflowsWorld, app: str, given: Mapping[str, Any]) ->
             raise ValueError(f"{app} has no table {obj!r} (its tables: {', '.join(known)})")
         if not isinstance(rows, dict) or not all(isinstance(r, dict) for r in rows.values()):
             raise ValueError(f"{obj}: a table is an object of records by id ({{id: {{...}}}})")
+        for key, record in rows.items():
+            shaped = next((part for part in NESTED if part in record and not isinstance(record[part], dict)), None)
+            if shaped is not None:  # the verifier compares these parts field by field
+                raise ValueError(f"{obj}[{key!r}]: {shaped} must be an object of fields")
         out[name] = {str(k): r for k, r in rows.items()}
     return out
 
