@@ -10,11 +10,12 @@ Layers, bottom first (a module may import its own layer and those below):
     envs                     the families
     webapps                  the web apps: they render the workflows family's app state (envs/workflows)
     envs.workflows_ui        the computer-use family: it drives the web apps, so it sits above them
-    agents                   policies
-    testing, adapters, bench, the conformance kit and the browser sweep (it replays the UI reference), trainer
-    service_api              and harness adapters (BrowserGym's tasks: their ``cheat`` replays it too), the
-                             benchmark; and the service's API (its wire models and HTTP client: what the service
-                             answers with and any caller uses, the benchmark's --from-service too)
+    agents                   policies, and the sweeps that replay a family's (agents/workflows_ui/sweep.py: the
+                             UI reference through the browser on every template)
+    testing, adapters, bench, the conformance kit, trainer and harness adapters (BrowserGym's tasks: their
+    service_api              ``cheat`` replays the UI reference), the benchmark; and the service's API (its wire
+                             models and HTTP client: what the service answers with and any caller uses, the
+                             benchmark's --from-service too)
     serve                    the service (it uses the benchmark's splits; the benchmark never imports it)
     cli, cli_templates, demo the command line
 

@@ -13,8 +13,8 @@ import salesgym
 from salesgym.agents import make_policy
 from salesgym.agents.base import rollout
 from salesgym.agents.workflows_ui.reference import UIReference
+from salesgym.agents.workflows_ui.sweep import check
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
-from salesgym.testing.ui_sweep import check
 from salesgym.webapps.control import outcome
 
 TEMPLATE, SEED = "new-exec-full-cycle", 1  # four apps, prospecting read only
