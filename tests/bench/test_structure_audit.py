@@ -145,3 +145,10 @@ def _parts_shared(d: Path) -> int:
 def test_the_shipped_splits_share_no_world_with_train(split: str) -> None:
     rows = audit({n: sp.load(n, REPO_SPLITS) for n in ("train", split)}, "train", structure, split)
     assert [r.worlds_shared for r in rows if isinstance(r, Overlap)] == [0]
+
+
+def test_a_family_without_its_train_split_is_a_one_line_error(tmp_path: Path) -> None:
+    shutil.copy(REPO_SPLITS / "debug.json", tmp_path)
+    result = CliRunner().invoke(app, ["splits", "audit", "--splits-dir", str(tmp_path)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == ["error: territory-v0: no 'train' split to compare with"]

@@ -105,14 +105,14 @@ def splits_audit(
     for env_id, manifests in groups.items():
         if split is not None and split not in manifests:
             continue
-        spec = salesgym.family(env_id)
-        if spec.structure is None:
-            out.print(f"{spec.name}: no structure prints for this family; not audited", markup=False)
-            continue
-        try:
+        try:  # an unregistered id, a missing train split or a territory the family cannot build: one line
+            spec = salesgym.family(env_id)
+            if spec.structure is None:
+                out.print(f"{spec.name}: no structure prints for this family; not audited", markup=False)
+                continue
             found = audit(manifests, f"{spec.split_prefix}train", spec.structure, split)
         except ValueError as e:
-            fail(f"{spec.name}: {e}")
+            fail(f"{env_id}: {e}")
         for row in found:
             out.print(row.line() if isinstance(row, Overlap) else row, markup=False, highlight=False)
 
