@@ -34,8 +34,8 @@ from typing import Any
 
 from timing import reference_s
 
+from salesgym.envs.workflows.apps.written_ids import keyed
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv
-from salesgym.testing.ids import keyed
 
 TARGETS = {"reset_ms": 1000.0, "step_ms": 300.0}
 ACTIONS = ["goto('http://crm.salesgym.test/contacts')", keyed("goto('http://crm.salesgym.test/contacts/101/edit')"),

@@ -24,8 +24,8 @@ import salesgym
 from salesgym.adapters.chat_tokens import ChatTokens
 from salesgym.adapters.clients import ScriptedClient
 from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory, play
-from salesgym.adapters.tool_prompt import CALL_FORMAT, call_text, content_calls, system_with_tools
 from salesgym.bench import sft
+from salesgym.llm.tool_prompt import CALL_FORMAT, call_text, content_calls, system_with_tools
 from salesgym.testing import smollm2
 
 ENV = "territory-debug-v0"

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from webapps_client import Apps
 
-from salesgym.testing.ids import keyed
+from salesgym.envs.workflows.apps.written_ids import keyed
 from salesgym.webapps.views import ROUTES
 
 KEYS = (*keyed(("101", "1", "ET0001", "L0001", "LL001", "A001", "EV00001")), "999999", "x" * 300, "%00", "..", "-1",

@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 import pytest
 from webapps_client import Apps
 
+from salesgym.envs.workflows.apps.written_ids import keyed
 from salesgym.envs.workflows.state import APPLY
-from salesgym.testing.ids import keyed
 
 RECORD_KINDS = set(APPLY)  # record_created / _updated / _deleted, fact_revealed, message_received, task_finished
 

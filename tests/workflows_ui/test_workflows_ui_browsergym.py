@@ -13,19 +13,19 @@ import salesgym
 from salesgym.agents import make_policy
 from salesgym.agents.base import rollout
 from salesgym.agents.workflows_ui.reference import UIReference
+from salesgym.agents.workflows_ui.sweep import check
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
-from salesgym.envs.workflows_ui.sweep import check
 from salesgym.webapps.control import outcome
 
 TEMPLATE, SEED = "new-exec-full-cycle", 1  # four apps, prospecting read only
 
 
 def test_every_template_is_registered_as_a_browsergym_task() -> None:
-    from salesgym.envs.workflows_ui import browsergym_tasks
+    from salesgym.adapters import browsergym
 
-    assert [f"browsergym/salesgym.workflows.{t}" for t in TEMPLATES] == browsergym_tasks.IDS
-    assert all(i in gym.registry for i in browsergym_tasks.IDS)
-    assert browsergym_tasks.register() == browsergym_tasks.IDS  # idempotent
+    assert [f"browsergym/salesgym.workflows.{t}" for t in TEMPLATES] == browsergym.IDS
+    assert all(i in gym.registry for i in browsergym.IDS)
+    assert browsergym.register() == browsergym.IDS  # idempotent
 
 
 def _action(step: Any, page: Any, port_origin: dict[str, str]) -> str:
@@ -46,7 +46,7 @@ def _action(step: Any, page: Any, port_origin: dict[str, str]) -> str:
 def test_a_four_app_task_through_browsergyms_browserenv_gets_salesgyms_verdict() -> None:
     from browsergym.core.action.highlevel import HighLevelActionSet
 
-    from salesgym.envs.workflows_ui import browsergym_tasks  # noqa: F401  (registers the tasks)
+    from salesgym.adapters import browsergym  # noqa: F401  (registers the tasks)
 
     actions = HighLevelActionSet(subsets=["chat", "infeas", "bid", "nav"], multiaction=False)
     env = gym.make(f"browsergym/salesgym.workflows.{TEMPLATE}", headless=True, pre_observation_delay=0.05,
@@ -92,7 +92,7 @@ def test_a_four_app_task_through_browsergyms_browserenv_gets_salesgyms_verdict()
 
 
 def test_the_tasks_cheat_solves_it_through_the_page() -> None:
-    from salesgym.envs.workflows_ui import browsergym_tasks  # noqa: F401
+    from salesgym.adapters import browsergym  # noqa: F401
 
     env = gym.make("browsergym/salesgym.workflows.crm-inbound-sql", headless=True, pre_observation_delay=0.0)
     try:
@@ -107,7 +107,7 @@ def test_the_tasks_cheat_solves_it_through_the_page() -> None:
 
 @pytest.mark.parametrize("bad", ["no-such-template"])
 def test_an_unknown_template_is_refused(bad: str) -> None:
-    from salesgym.envs.workflows_ui.browsergym_tasks import WorkflowsBrowserTask
+    from salesgym.adapters.browsergym import WorkflowsBrowserTask
 
     with pytest.raises(ValueError, match="unknown template"):
         WorkflowsBrowserTask(1, bad)

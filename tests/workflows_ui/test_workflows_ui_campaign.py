@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from salesgym.agents.workflows_ui.sweep import sweep
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
-from salesgym.envs.workflows_ui.sweep import sweep
 
 pytestmark = pytest.mark.ui_sweep  # not in .ci/run until seen to pass whole (see .ci/run)
 WORKERS = 2

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from salesgym.envs.workflows.apps.written_ids import keyed
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv, fingerprint
-from salesgym.testing.ids import keyed
 
 ACTIONS: list[Any] = [
     "goto('http://crm.salesgym.test/contacts')",

@@ -13,8 +13,8 @@ from ui_elements import element
 import salesgym
 from salesgym.agents import make_policy
 from salesgym.agents.base import rollout
+from salesgym.envs.workflows.apps.written_ids import keyed
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv
-from salesgym.testing.ids import keyed
 from salesgym.webapps.control import outcome
 
 

@@ -11,8 +11,8 @@ from ui_elements import element
 
 from salesgym.agents.base import rollout
 from salesgym.agents.workflows_ui.reference import UIReference
+from salesgym.envs.workflows.apps.written_ids import keyed
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv
-from salesgym.testing.ids import keyed
 
 
 def _solved(template: str, seed: int = 1) -> Any:

@@ -17,10 +17,10 @@ even rendered per turn: what it writes around one message of a given role and fi
 probe contents, and each turn's text is that frame around the content (a template that writes anything but
 the content verbatim is rendered each turn instead).
 
-Tools: a template that renders the ``tools`` it is given gets them (:func:`~salesgym.adapters.tool_prompt.
+Tools: a template that renders the ``tools`` it is given gets them (:func:`~salesgym.llm.tool_prompt.
 renders_tools` checks); one that ignores them (SmolLM2's) gets the tool list and the call format written into
 the system message, and the environment's answers as ``<tool_response>`` user messages, by the renderer every
-adapter shares (:mod:`salesgym.adapters.tool_prompt`). Either way the model is told what it can call.
+adapter shares (:mod:`salesgym.llm.tool_prompt`). Either way the model is told what it can call.
 
 The tokenizer is any object with the ``transformers`` tokenizer methods used here (``apply_chat_template``,
 ``encode``, ``decode``, ``eos_token_id``); nothing here imports ``transformers``.
@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from salesgym.adapters.tool_prompt import content_calls, renders_tools
+from salesgym.llm.tool_prompt import content_calls, renders_tools
 
 Message = dict[str, Any]
 _MARK = "salesgym-assistant-reply-7f3a"  # the stub reply: text no template changes and no reply contains

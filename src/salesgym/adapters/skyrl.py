@@ -32,8 +32,8 @@ from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 
 import salesgym
 from salesgym.adapters.tool_episode import SplitTask, ToolEpisode, split_tasks
-from salesgym.adapters.tool_prompt import system_with_tools
 from salesgym.agents.llm.text_calls import parse_tool_call
+from salesgym.llm.tool_prompt import system_with_tools
 
 __all__ = ["ENV_CLASS", "SalesgymTextEnv", "register_envs", "split_rows", "system_prompt", "task_rows"]
 
@@ -42,7 +42,7 @@ DEFAULT_MAX_TURNS = 64
 
 def system_prompt(instructions: str, tools: Iterable[Mapping[str, Any]]) -> str:
     """The task card, then the tools' OpenAI schemas and how to call them (the renderer every adapter shares:
-    :func:`salesgym.adapters.tool_prompt.system_with_tools`)."""
+    :func:`salesgym.llm.tool_prompt.system_with_tools`)."""
     return system_with_tools(instructions, tools)
 
 

@@ -23,7 +23,7 @@ OpenAI function schemas the agent had, and where the episode came from with its 
 Tool calls (``tool_calls``): ``structured`` keeps them as OpenAI ``tool_calls`` (templates that render tools
 and calls: Qwen2.5, Llama 3.1, ...); ``content`` writes them into the assistant's content as Hermes
 ``<tool_call>`` blocks, the tool results as ``<tool_response>`` user messages and the tool list into the system
-message (:func:`salesgym.adapters.tool_prompt.content_calls`), for templates that render only role and content
+message (:func:`salesgym.llm.tool_prompt.content_calls`), for templates that render only role and content
 (SmolLM2's: a call turn's ``content: null`` would fail there). ``auto`` reads the chat template of the tokenizer
 the data is for (:func:`calls_mode`) and picks ``content`` when it ignores tools.
 
@@ -186,7 +186,7 @@ def calls_mode(choice: str, tokenizer: Any = None) -> str:
         return choice
     if tokenizer is None:
         return "structured"
-    from salesgym.adapters.tool_prompt import renders_tools
+    from salesgym.llm.tool_prompt import renders_tools
 
     def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
         return str(tokenizer.apply_chat_template(messages, tools=tools, tokenize=False))
@@ -196,7 +196,7 @@ def calls_mode(choice: str, tokenizer: Any = None) -> str:
 
 def with_content_calls(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` with their calls, tool results and tool list written as text (the ``content`` mode)."""
-    from salesgym.adapters.tool_prompt import content_calls
+    from salesgym.llm.tool_prompt import content_calls
 
     return [{**r, "messages": content_calls(r["messages"], r["tools"]),
              "metadata": {**r["metadata"], "tool_calls": "content"}} for r in rows]  # fmt: skip

@@ -61,6 +61,13 @@ class Pack(Protocol):
     def path(self) -> Path: ...
 
 
+class StructurePrint(NamedTuple):
+    """A world's shape without its names (``FamilySpec.structure``; the split audit compares it with train's)."""
+
+    world: str  # the whole world's graph, canonicalised (renaming anything leaves it unchanged)
+    parts: tuple[str, ...]  # one print per unit the world is made of (a territory's deals: their committees)
+
+
 SplitBody = dict[str, Any]  # {"description", "territories": [entry dicts with ids and seeds], "contamination"}
 
 
@@ -107,6 +114,8 @@ class FamilySpec:
     conformance: str | None = None  # module of the conformance kit's hooks (``random_call``, ``LeakScanner``...)
     verifier_api: str | None = None  # module of the HTTP verifier API's family side, if it offers one
     kit_ids: tuple[str, ...] | None = None  # the ids the conformance kit runs (None: every registered id)
+    # the shape of a split entry's world (its columns and seed), for ``salesgym splits audit``, if it has one
+    structure: Callable[[SplitColumns, int], StructurePrint] | None = None
     kit_campaign: bool = False  # the kit runs it in the campaign run only (episodes too costly for the suite)
     splits_folder: str = ""  # its manifests' subfolder of ``splits/`` ("": the folder itself, the first family's)
     unnamed_manifests: bool = False  # its manifests name no ``env_id`` (the first family's, frozen before ids)

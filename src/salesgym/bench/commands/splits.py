@@ -1,4 +1,5 @@
-"""``salesgym splits verify|generate|keygen``: check or (re)generate the split manifests; make split keys."""
+"""``salesgym splits verify|audit|generate|keygen``: check, audit or (re)generate the split manifests; make split
+keys."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from salesgym.cli_options import one_line
 splits_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,  # plain help text, as on the main app
-    help="Check or (re)generate the split manifests; make split keys.",
+    help="Check, audit or (re)generate the split manifests; make split keys.",
 )
 
 
@@ -77,6 +78,43 @@ def _rule_problems(manifests: dict[str, sp.Manifest]) -> list[str]:
             continue
         problems += rules({n: m for n, m in manifests.items() if m.env_id == env_id})
     return problems + sp.shared_seeds(manifests)
+
+
+@splits_app.command("audit")
+def splits_audit(
+    split: Annotated[str | None, typer.Option("--split", help="audit this split only (default: every split)")] = None,
+    splits_dir: SplitsDir = None,
+) -> None:
+    """The contamination audit's structure axis: how many of each split's world structures (a territory's deal
+    graph, each deal's committee graph; name-free) also occur in its family's train split. Computed here, not
+    stored in the manifests (their hashes stay frozen); a family without structure prints is named and skipped."""
+    import salesgym
+    from salesgym.bench.structure_audit import Overlap, audit
+
+    try:
+        groups: dict[str, dict[str, sp.Manifest]] = {}
+        for d in sp.family_dirs(sp.resolve_splits_dir(splits_dir)):
+            for c in sp.verify_all(d):
+                if c.manifest is not None:
+                    groups.setdefault(c.manifest.env_id, {})[c.manifest.name] = c.manifest
+    except sp.SplitError as e:
+        fail(str(e))
+    names = sorted(n for group in groups.values() for n in group)
+    if split is not None and split not in names:
+        fail(f"no split named {split!r} (available: {', '.join(names) or 'none'})")
+    for env_id, manifests in groups.items():
+        if split is not None and split not in manifests:
+            continue
+        try:  # an unregistered id, a missing train split or a territory the family cannot build: one line
+            spec = salesgym.family(env_id)
+            if spec.structure is None:
+                out.print(f"{spec.name}: no structure prints for this family; not audited", markup=False)
+                continue
+            found = audit(manifests, f"{spec.split_prefix}train", spec.structure, split)
+        except ValueError as e:
+            fail(f"{env_id}: {e}")
+        for row in found:
+            out.print(row.line() if isinstance(row, Overlap) else row, markup=False, highlight=False)
 
 
 @splits_app.command("generate")

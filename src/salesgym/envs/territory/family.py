@@ -11,6 +11,7 @@ from salesgym.envs.territory import splits
 from salesgym.envs.territory.generator import WORLD_ABLATIONS, check_options
 from salesgym.envs.territory.report_words import REPORT_WORDS
 from salesgym.envs.territory.reward import TRAINING_ABLATIONS
+from salesgym.envs.territory.structure import structure
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,5 +61,6 @@ SPEC = FamilySpec(
     trajectory_data=("time", "capacity_left", "milestone_counts", "inbox", "alerts", "episode"),
     private_plan=_private_plan,
     conformance="salesgym.envs.territory.conformance",
+    structure=structure,
     unnamed_manifests=True,
 )

@@ -131,7 +131,7 @@ def shared_playwright() -> Any:
 
 def use_debian_chromium() -> DebianPlaywright:
     """Make BrowserGym's global Playwright one whose Chromium launches use Debian's executable (started on first
-    use): call it before ``BrowserEnv.reset`` (importing ``browsergym_tasks`` does)."""
+    use): call it before ``BrowserEnv.reset`` (importing ``salesgym.adapters.browsergym`` does)."""
     try:
         import browsergym.core as bgym
     except ImportError:

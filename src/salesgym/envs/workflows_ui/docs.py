@@ -14,7 +14,7 @@ import io
 import sys
 from pathlib import Path
 
-from salesgym.testing.ids import keyed
+from salesgym.envs.workflows.apps.written_ids import keyed
 from salesgym.webapps.origins import TEST_DOMAIN
 
 TEMPLATE, SEED = "new-exec-full-cycle", 1
@@ -32,7 +32,7 @@ SHOTS = keyed((
     ("prospecting-inmail", "default", f"http://prospecting.{TEST_DOMAIN}/leads/L0001/inmail"),
     ("crm-contacts-dark", "dark", f"http://crm.{TEST_DOMAIN}/contacts"),
     ("crm-contacts-rearranged", "rearranged", f"http://crm.{TEST_DOMAIN}/contacts"),
-), SEED)  # records by their place in their tables (salesgym.testing.ids), the instance's ids
+), SEED)  # records by their place in their tables (written_ids), the instance's ids
 
 
 def shrink(png: bytes) -> bytes:

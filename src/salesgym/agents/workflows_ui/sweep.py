@@ -3,7 +3,7 @@ compared with the tool path's for the same instance (the same verdict on every c
 the leak scan (``conformance.LeakScanner``) over every observation of the episode and everything its browser
 loaded or holds (a hidden value found is the episode's problem).
 
-    python -m salesgym.envs.workflows_ui.sweep --seeds 1 2 --workers 2
+    python -m salesgym.agents.workflows_ui.sweep --seeds 1 2 --workers 2
 
 prints one line per episode and exits 1 when an episode fails or disagrees with the tool path. Each worker is a
 process with its own Chromium (``--workers``); the campaign test (``tests/workflows_ui``) runs it.
