@@ -87,8 +87,22 @@ def crm_update(a: Mapping[str, Any], look: Lookup) -> list[UIWrite]:
     kind = a["objectType"]
     return [UIWrite((go("crm", f"/{kind}/{i['id']}/edit", f"open the {kind[:-1]} {i['id']} and press Edit"),
                      *_form(i["properties"], CRM_SELECTS), UIAction("click", "btn-save", note="press Save")),
-                    {"tool": "hubspot-batch-update-objects", "args": {"objectType": kind, "inputs": [i]}}, "results")
+                    _edit_call(kind, i, look), "results")
             for i in a["inputs"]]  # fmt: skip
+
+
+def _edit_call(kind: str, update: Mapping[str, Any], look: Lookup) -> dict[str, Any] | None:
+    """The call the edit form makes: like the product's, it sends only the properties the person changed (a value
+    set to what the record holds is no edit), and none at all when nothing changed ("Nothing changed.")."""
+    props = dict(update["properties"])
+    found = look("hubspot-batch-read-objects", {"objectType": kind, "inputs": [{"id": update["id"]}],
+                                                "properties": sorted(props)}).get("results") or []  # fmt: skip
+    now = found[0]["properties"] if found else {}
+    changed = {k: v for k, v in props.items() if v is not None and str(v) != str(now.get(k) or "")}
+    if not changed:
+        return None
+    return {"tool": "hubspot-batch-update-objects",
+            "args": {"objectType": kind, "inputs": [{**update, "properties": changed}]}}
 
 
 def crm_create(a: Mapping[str, Any], look: Lookup) -> list[UIWrite]:
