@@ -184,7 +184,9 @@ class Context(Generic[W, S]):
         if pending:
             body["draws"] = [list(k) for k in pending]
             pending.clear()
-        event = Event(state.seq, state.now if time is None else time, kind, actor, body, self.provenance)
+        # tuple.__new__ skips the named tuple's Python-level __new__: a frame less on every event
+        at = state.now if time is None else time
+        event = tuple.__new__(Event, (state.seq, at, kind, actor, body, self.provenance))
         self.log.append(event)
         apply_event(self.family, state, self.world, event)
         if self.tally is not None:
@@ -366,8 +368,8 @@ class Environment(Generic[W, S]):
             self._check_end(ctx)
             status, resources, output = "ok", outcome.resource_cost, outcome.output
         new = self._log.since(start)
-        public = family.public_events
-        ids = tuple(public_event_id(first_public + i) for i, _ in enumerate(e for e in new if e.kind in public))
+        # apply_event counts the public events as they are applied: the call's are the counter's new range
+        ids = tuple(map(public_event_id, range(first_public, state.public_seq)))
         result = ToolResult(status, state.public_seq, time_cost, resources, ids, output)
         phi = family.potential(state, world)
         reward = family.reward(ctx, self._phi, phi, t0, new)

@@ -48,6 +48,24 @@ class Folds(Generic[S_, W_]):
             fn(state, world, event, event.payload)
 
 
+R_ = TypeVar("R_", bound=tuple[Any, ...])
+_FIELD_SETS: dict[type, frozenset[str]] = {}  # a record type's field names, for the check in ``replaced``
+
+
+def replaced(record: R_, changes: Mapping[str, Any]) -> R_:
+    """A named-tuple record with ``changes`` made: ``record._replace(**changes)`` at a third of its cost (the
+    territory and the desk replace a record on most events). ``changes.get(field, old)`` keeps each old value
+    the changes do not name; a name the record does not have is a ``ValueError``, as with ``_replace``."""
+    cls = type(record)
+    fields: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
+    known = _FIELD_SETS.get(cls)
+    if known is None:
+        known = _FIELD_SETS[cls] = frozenset(fields)
+    if not changes.keys() <= known:
+        raise ValueError(f"{cls.__name__} has no field {sorted(changes.keys() - known)}")
+    return tuple.__new__(cls, map(changes.get, fields, record))
+
+
 class ForkMap(MutableMapping[K_, V_]):
     """A dict whose :meth:`copy` shares its storage: entries live in ``BUCKETS`` small dicts by key hash, a copy
     takes the list of buckets (a few hundred bytes, whatever the size), and each side copies a bucket the first

@@ -30,8 +30,10 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
             cb = callbacks[cb_id]
             if cb.due - CALLBACK_EARLY_MINUTES <= now + DUE_SOON_MINUTES:
                 due.append({"callback_id": cb.id, "lead_id": cb.lead_id, "due_minute": cb.due})
+    minute, minute_text = _clock(now)
+    left, left_text = _clock(w.horizon - now)
     data = {
-        "time": {"minute": _clock(now)[0], "minutes_left": _clock(w.horizon - now)[0]},
+        "time": {"minute": minute, "minutes_left": left},
         "desk": w.facts,
         "pipeline": dict(s.counts),
         "converted_mrr": s.mrr,
@@ -42,13 +44,15 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
         "last_result": result,
         "episode": {"terminated": s.terminated, "truncated": s.truncated, "invalid_actions": s.invalid_actions},
     }
-    return {"text": render_text(data), "data": data}
+    # the head line from the values at hand, not read back out of ``data`` (rounding is idempotent, so the text
+    # of ``now`` is the text of ``minute``): the same line at two fewer memo look-ups
+    head = f"minute {minute_text}, {left_text} left | " + _tally(s.mrr, s.conversions, s.counts)
+    return {"text": render_text(head, data), "data": data}
 
 
-def render_text(data: dict[str, Any]) -> str:
-    t = data["time"]
-    lines = [f"minute {_clock(t['minute'])[1]}, {_clock(t['minutes_left'])[1]} left | "
-             + _tally(data["converted_mrr"], data["conversions"], data["pipeline"])]
+def render_text(head: str, data: dict[str, Any]) -> str:
+    """The observation's text: ``head`` (clock and tally), then the call, the callbacks due, the last result."""
+    lines = [head]
     call = data["call"]
     if call is not None:
         lines.append(f"On a call with {call['lead_id']} (call {call['call_number']}, {call['questions']} questions, "

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from salesgym.core.events import Event
-from salesgym.core.state import Folds, State
+from salesgym.core.state import Folds, State, replaced
 from salesgym.envs.desk.contract import STATUSES
 from salesgym.envs.desk.world import DeskWorld
 
@@ -98,16 +98,10 @@ def new_state(world: DeskWorld) -> DeskState:
     return s
 
 
-LEAD_FIELDS = frozenset(LeadState._fields)
-
-
 def _lead(s: DeskState, lead_id: str, **changes: Any) -> None:
-    """Replace lead ``lead_id``'s record with ``changes`` made (``_replace``'s result at a third of its cost: a
-    lead's record is replaced on most steps)."""
-    if not changes.keys() <= LEAD_FIELDS:
-        raise ValueError(f"LeadState has no field {sorted(changes.keys() - LEAD_FIELDS)}")
+    """Replace lead ``lead_id``'s record with ``changes`` made (a lead's record is replaced on most steps)."""
     old = s.leads[lead_id]
-    new = s.leads[lead_id] = tuple.__new__(LeadState, map(changes.get, LeadState._fields, old))
+    new = s.leads[lead_id] = replaced(old, changes)
     if new.status != old.status:
         s.counts[old.status] -= 1
         s.counts[new.status] += 1

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from salesgym.core.events import Event
 from salesgym.core.evidence import Evidence
-from salesgym.core.state import Folds, ForkMap, State
+from salesgym.core.state import Folds, ForkMap, State, replaced
 from salesgym.envs.territory.calendar import HOURS_PER_DAY, week_of
 from salesgym.envs.territory.contract import BOOKING_USABLE_DAYS, DISQUALIFIED, MILESTONES
 from salesgym.envs.territory.evidence import EvidenceType
@@ -209,13 +209,13 @@ ROW_FIELDS = frozenset({"milestone", "status", "last_activity"})  # what a deal'
 
 
 def _deal(s: TerritoryState, world: TerritoryWorld, oid: str, **changes: Any) -> None:
-    s.deals[oid] = s.deals[oid]._replace(**changes)
+    s.deals[oid] = replaced(s.deals[oid], changes)
     if not ROW_FIELDS.isdisjoint(changes):
         _refresh_row(s, world, oid)
 
 
 def _person(s: TerritoryState, sid: str, **changes: Any) -> None:
-    s.people[sid] = s.people[sid]._replace(**changes)
+    s.people[sid] = replaced(s.people[sid], changes)
 
 
 def _touch(s: TerritoryState, world: TerritoryWorld, oid: str, t: float) -> None:
