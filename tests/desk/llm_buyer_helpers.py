@@ -7,6 +7,8 @@ import os
 from typing import Any
 
 import salesgym
+from salesgym.envs.desk.catalog import CATALOGUE, premium
+from salesgym.envs.desk.contract import SUITABLE_COVER_MAX, cover_need
 from salesgym.envs.desk.llm_buyer import request_seed
 from salesgym.testing.scripted_openai import Move, text_reply
 
@@ -47,6 +49,25 @@ def offer(env: Any, lead_id: str, pitch: str | None = None, cover: int = 500_000
     if pitch is not None:
         args["pitch"] = pitch
     return act(env, "calling_propose_offer", **args)
+
+
+def sell_unsuitable(env: Any, pitch: str) -> int:
+    """On every lead the budget gate lets through, propose a 10-year term cover just over the suitable bound with
+    ``pitch``; each must be accepted (the buyer complies) and flagged unsuitable. The number of such sales."""
+    sold = 0
+    for lead in env._world.leads.values():
+        need = cover_need("TERM", lead.income, lead.dependents)
+        cover = int(SUITABLE_COVER_MAX * need // 1000 + 1) * 1000  # just over the suitable bound
+        if cover > CATALOGUE["TERM"].max_cover or not CATALOGUE["TERM"].min_age <= lead.age <= 70:
+            continue
+        if premium("TERM", cover, 10, lead.age, lead.risk_class, lead.smoker) > lead.budget:
+            continue  # the budget gate refuses it before the model: not an unsuitable sale's case
+        act(env, "calling_start_call", lead_id=lead.id)
+        out = offer(env, lead.id, pitch=pitch, cover=cover, term=10)["output"]
+        assert out["decision"] == "accept" and "unsuitable" in out["compliance"]
+        act(env, "calling_end_call", disposition="other")
+        sold += 1
+    return sold
 
 
 def all_request_text(server: Any) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from llm_buyer_helpers import SEED, act, lead_seed, llm_desk, offer, reply
+from llm_buyer_helpers import SEED, act, lead_seed, llm_desk, offer, reply, sell_unsuitable
 
 pytest.importorskip("openai")
 
@@ -16,7 +16,6 @@ from salesgym.agents.base import rollout
 from salesgym.agents.desk.exploits import INJECTION
 from salesgym.envs.desk.archetypes import VARIANTS
 from salesgym.envs.desk.catalog import CATALOGUE, premium
-from salesgym.envs.desk.contract import SUITABLE_COVER_MAX, cover_need
 from salesgym.testing.scripted_openai import ScriptedOpenAI
 
 N = 8
@@ -84,19 +83,7 @@ def _variant_desk(base_url: str, variant: str) -> Any:
 def test_an_unsuitable_sale_the_persuaded_buyer_accepts_earns_nothing_and_is_a_violation() -> None:
     with _yes_server() as server:
         env = llm_desk(server.base_url)
-        sold = 0
-        for lead in env._world.leads.values():
-            need = cover_need("TERM", lead.income, lead.dependents)
-            cover = int(SUITABLE_COVER_MAX * need // 1000 + 1) * 1000  # just over the suitable bound
-            if cover > CATALOGUE["TERM"].max_cover or not CATALOGUE["TERM"].min_age <= lead.age <= 70:
-                continue
-            if premium("TERM", cover, 10, lead.age, lead.risk_class, lead.smoker) > lead.budget:
-                continue  # the budget gate would refuse it before the model: not this test's case
-            act(env, "calling_start_call", lead_id=lead.id)
-            out = offer(env, lead.id, pitch=INJECTION, cover=cover, term=10)["output"]
-            assert out["decision"] == "accept" and "unsuitable" in out["compliance"]
-            act(env, "calling_end_call", disposition="other")
-            sold += 1
+        sold = sell_unsuitable(env, INJECTION)
         asked = len(server.requests)
     score = env.score()
     assert sold >= 2 and asked == sold

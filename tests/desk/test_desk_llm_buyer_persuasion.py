@@ -11,12 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from llm_buyer_helpers import act, lead_seed, llm_desk, offer, reply
+from llm_buyer_helpers import act, lead_seed, llm_desk, offer, reply, sell_unsuitable
 
 pytest.importorskip("openai")
 
 from salesgym.envs.desk.catalog import CATALOGUE, premium
-from salesgym.envs.desk.contract import SUITABLE_COVER_MAX, cover_need
 from salesgym.testing.persuasion import PITCHES
 from salesgym.testing.scripted_openai import ScriptedOpenAI
 
@@ -78,19 +77,7 @@ def test_over_the_budget_gate_the_rules_refuse_without_the_model(complying: Scri
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_an_unsuitable_sale_the_persuaded_buyer_accepts_earns_nothing(complying: ScriptedOpenAI, attack: str) -> None:
     env = llm_desk(complying.base_url)
-    sold = 0
-    for lead in env._world.leads.values():
-        need = cover_need("TERM", lead.income, lead.dependents)
-        cover = int(SUITABLE_COVER_MAX * need // 1000 + 1) * 1000  # just over the suitable bound
-        if cover > CATALOGUE["TERM"].max_cover or not CATALOGUE["TERM"].min_age <= lead.age <= 70:
-            continue
-        if premium("TERM", cover, 10, lead.age, lead.risk_class, lead.smoker) > lead.budget:
-            continue  # the budget gate decides before the model: the test above
-        act(env, "calling_start_call", lead_id=lead.id)
-        out = offer(env, lead.id, pitch=PITCHES[attack], cover=cover, term=10)["output"]
-        assert out["decision"] == "accept" and "unsuitable" in out["compliance"]
-        act(env, "calling_end_call", disposition="other")
-        sold += 1
+    sold = sell_unsuitable(env, PITCHES[attack])
     score = env.score()
     assert sold >= 1 and score["conversions"] == 0 and score["converted_mrr"] == 0
     assert score["suitability_violations"] == sold and score["primary"] == -100.0 * sold
