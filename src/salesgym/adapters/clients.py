@@ -10,7 +10,6 @@ generated token ids (vLLM's ``/v1/completions`` with ``return_token_ids`` or ``r
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -108,14 +107,13 @@ class OpenAITokenClient:
         timeout_s: float = 120.0,
         extra_body: dict[str, Any] | None = None,
     ) -> None:
-        from salesgym.llm.client import ensure_sdk
+        from salesgym.llm.client import sdk_client
 
-        openai = ensure_sdk()
         self.model = model
         self.temperature = temperature
         self.extra_body = dict(extra_body or {})
-        key = os.environ.get(api_key_env) or "unused"  # local servers ignore it
-        self._sdk = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout_s)
+        # a local server ignores the key; the SDK's own two retries of a dropped connection, as a rollout wants
+        self._sdk = sdk_client(base_url, api_key_env, timeout_s, key_required=False, max_retries=2)
 
     def generate(self, prompt_ids: Sequence[int], *, max_new_tokens: int, seed: int) -> Generation:
         body = {

@@ -112,6 +112,21 @@ def ensure_sdk() -> Any:
     return openai
 
 
+def sdk_client(base_url: str | None, api_key_env: str, timeout_s: float, *, key_required: bool = True,
+               max_retries: int = 0) -> Any:  # fmt: skip
+    """The SDK's client for an endpoint, its key read from ``api_key_env``; by default no retries of its own (the
+    chat client retries itself, classifying each failure). Without the variable: an error saying what to set, or
+    (``key_required`` false, the token-level adapters, which talk to local servers) a placeholder key such servers
+    ignore."""
+    key = os.environ.get(api_key_env)
+    if not key and key_required:
+        raise RuntimeError(
+            f"set the environment variable {api_key_env} to the endpoint's API key "
+            "(any value for a local server that ignores it), or name another with api_key_env"
+        )
+    return ensure_sdk().OpenAI(base_url=base_url, api_key=key or "unused", max_retries=max_retries, timeout=timeout_s)
+
+
 def request_body(
     c: LLMConfig, messages: list[dict[str, Any]], tools: list[dict[str, Any]], seed: int | None
 ) -> dict[str, Any]:
@@ -134,17 +149,11 @@ class ChatClient:
 
     def __init__(self, config: LLMConfig, sleep: Callable[[float], None] = time.sleep) -> None:
         openai = ensure_sdk()
-        key = os.environ.get(config.api_key_env)
-        if not key:
-            raise RuntimeError(
-                f"set the environment variable {config.api_key_env} to the endpoint's API key "
-                "(any value for a local server that ignores it), or name another with api_key_env"
-            )
         self.config = config
         self.sleep = sleep
         self._openai = openai
         self._completion_type = openai.types.chat.ChatCompletion
-        self._sdk = openai.OpenAI(base_url=config.base_url, api_key=key, max_retries=0, timeout=config.timeout_s)
+        self._sdk = sdk_client(config.base_url, config.api_key_env, config.timeout_s)
 
     def request_body(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], seed: int | None
