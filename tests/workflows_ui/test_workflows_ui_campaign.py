@@ -12,7 +12,7 @@ import pytest
 from salesgym.agents.workflows_ui.sweep import sweep
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
-pytestmark = pytest.mark.ui_sweep  # not in .ci/run until seen to pass whole (see .ci/run)
+pytestmark = pytest.mark.ui_sweep  # not in .ci/run, for time (see .ci/run)
 WORKERS = 2
 
 
