@@ -21,7 +21,7 @@ from salesgym.bench import llm_options as lo
 from salesgym.bench import splits as sp
 from salesgym.bench.commands.console import check_out_dir, err, fail, open_store, out, write_error
 from salesgym.bench.commands.interrupts import Terminated, sigterm_stops
-from salesgym.bench.commands.options import DEFAULT_DB, WORKERS_MAX, DbPath, KeyFile, SplitsDir
+from salesgym.bench.commands.options import DEFAULT_DB, WORKERS_MAX, DbPath, KeyFile, RetryErrors, SplitsDir
 from salesgym.bench.commands.prepare import preflight, resolve_policies, unlock
 from salesgym.bench.policyspec import PolicySpecError
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError
@@ -78,9 +78,7 @@ def calibrate(
         int | None, typer.Option(min=1, max=WORKERS_MAX, help="parallel episodes (default: all cores)")
     ] = None,
     db: DbPath = DEFAULT_DB,
-    retry_errors: Annotated[
-        bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
-    ] = False,
+    retry_errors: RetryErrors = False,
     max_steps: Annotated[
         int, typer.Option(min=1, max=STEPS_MAX, help="step cap per episode (a failure)")
     ] = DEFAULT_MAX_STEPS,

@@ -34,6 +34,7 @@ from salesgym.bench.commands.options import (
     PriceIn,
     PriceOut,
     PricesFile,
+    RetryErrors,
     SplitsDir,
     TemplatesDir,
 )
@@ -239,9 +240,7 @@ def bench(
     ] = None,
     db: DbPath = DEFAULT_DB,
     force: Annotated[bool, typer.Option("--force", help="re-run episodes already in the database")] = False,
-    retry_errors: Annotated[
-        bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")
-    ] = False,
+    retry_errors: RetryErrors = False,
     max_steps: Annotated[
         int, typer.Option(min=1, max=STEPS_MAX, help="step cap per episode (counted as a failure)")
     ] = DEFAULT_MAX_STEPS,

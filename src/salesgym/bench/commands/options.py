@@ -19,6 +19,7 @@ SplitsDir = Annotated[
     typer.Option("--splits-dir", help=f"directory of split manifests (default: ${sp.ENV_VAR} or <repo>/splits)"),
 ]
 DbPath = Annotated[Path, typer.Option("--db", help="SQLite run database", dir_okay=False)]
+RetryErrors = Annotated[bool, typer.Option("--retry-errors", help="re-run episodes that ended in an error")]
 KeyFile = Annotated[
     Path | None,
     typer.Option(
