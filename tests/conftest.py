@@ -10,10 +10,13 @@ under that name, because a plain ``import conftest`` breaks as soon as another f
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import pytest
 
 from salesgym.envs.territory.conformance import random_call
 from salesgym.envs.territory.env import TerritoryEnv
@@ -140,6 +143,18 @@ def play_diligent(env: TerritoryEnv, seed: int, seller: DiligentSeller, max_step
         if terminated or truncated:
             break
     return out
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_event_loop_left_running(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A module must not leave an asyncio loop marked running on the main thread (a Playwright sync instance left
+    started does): every later ``asyncio.run``/``anyio.run`` on that worker would fail, far from the cause."""
+    yield
+    leaked = asyncio._get_running_loop()
+    if leaked is not None:
+        asyncio._set_running_loop(None)  # so the rest of this worker's tests run
+        pytest.fail(f"{request.node.name} left an asyncio loop marked running on the main thread ({leaked!r}): "
+                    "stop what started it (salesgym.envs.workflows_ui.browser.stop_browsers for Playwright)")
 
 
 sys.modules.setdefault("salesgym_testkit", sys.modules[__name__])

@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 
 import pytest
 
 pytest.importorskip("playwright")
 pytest.importorskip("browsergym.core")
 
-from salesgym.envs.workflows_ui.browser import CHROMIUM_ENV, DEFAULT_CHROMIUM
+from salesgym.envs.workflows_ui.browser import CHROMIUM_ENV, DEFAULT_CHROMIUM, stop_browsers
 
 if not shutil.which(os.environ.get(CHROMIUM_ENV) or DEFAULT_CHROMIUM):
     pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
 
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _stop_browsers_after_the_module() -> Iterator[None]:
+    """Chromium stays warm through a module, then stops: a live Playwright marks an asyncio loop running on this
+    thread, which would break the next module's ``anyio.run`` on the same worker (tests/conftest.py checks)."""
+    yield
+    stop_browsers()

@@ -4,6 +4,7 @@ environment and the tool path give for the same instance."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import gymnasium as gym
@@ -103,6 +104,23 @@ def test_the_tasks_cheat_solves_it_through_the_page() -> None:
         assert terminated and reward == 1.0
     finally:
         env.close()
+
+
+def test_after_stop_browsers_asyncio_runs_on_the_thread_and_a_new_env_starts_afresh() -> None:
+    from salesgym.adapters.browsergym import stop_browsers
+
+    for _ in range(2):  # the second round: a stopped Playwright starts again on the next reset
+        env = gym.make("browsergym/salesgym.workflows.crm-inbound-sql", headless=True, pre_observation_delay=0.0)
+        try:
+            env.reset(seed=3)
+            refused = asyncio.sleep(0)
+            with pytest.raises(RuntimeError, match=r"another loop is running|running event loop"):
+                asyncio.run(refused)  # what a live Playwright does to this thread
+            refused.close()
+        finally:
+            env.close()
+        stop_browsers()
+        assert asyncio.run(asyncio.sleep(0, "ran")) == "ran"
 
 
 @pytest.mark.parametrize("bad", ["no-such-template"])

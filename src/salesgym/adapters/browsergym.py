@@ -10,7 +10,9 @@ tool path for the same instance. ``cheat`` plays the template's UI blueprint (ST
 solved).
 
 BrowserGym's ``BrowserEnv`` launches Chromium itself; this module points its launches at Debian's Chromium
-(``browser.shared_playwright``), since no browser download works here.
+(``browser.shared_playwright``), since no browser download works here. BrowserGym keeps that Playwright for the
+life of the process, and Playwright's sync API marks an asyncio loop as running on its thread meanwhile: call
+``stop_browsers()`` after closing the last ``BrowserEnv`` before ``asyncio.run`` on that thread.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from salesgym.envs.workflows.env import WorkflowsEnv
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 from salesgym.envs.workflows_ui import browser
 from salesgym.envs.workflows_ui.blueprints import writes_of
+from salesgym.envs.workflows_ui.browser import stop_browsers
 from salesgym.envs.workflows_ui.instructions import task_card
 from salesgym.webapps.origins import APPS
 from salesgym.webapps.run import COOKIE, Refused, Run
@@ -148,4 +151,4 @@ def register() -> list[str]:
 
 browser.use_debian_chromium()  # before any BrowserEnv.reset: its launches use Debian's Chromium
 IDS = register()
-__all__ = ["IDS", "WorkflowsBrowserTask", "register", "writes_of"]
+__all__ = ["IDS", "WorkflowsBrowserTask", "register", "stop_browsers", "writes_of"]

@@ -204,6 +204,22 @@ def worker() -> Worker:
         return _WORKER
 
 
+def stop_browsers() -> None:
+    """Stop this process's worker and Playwright (BrowserGym's global one too), after its last episode or
+    ``BrowserEnv`` is closed. Playwright's sync API marks an asyncio loop as running on its thread while it
+    lives, so ``asyncio.run`` and ``anyio.run`` refuse to start there until it stops; the next episode starts a
+    fresh one."""
+    if _WORKER is not None:
+        _WORKER.live = 0
+        _WORKER.stop()
+    with contextlib.suppress(ImportError):
+        import browsergym.core as bgym
+
+        if isinstance(bgym._PLAYWRIGHT, DebianPlaywright):
+            with contextlib.suppress(Exception):  # already gone (a browser killed under it)
+                bgym._PLAYWRIGHT.stop()
+
+
 def keep_warm() -> None:
     """Hold this process's Chromium and server open until it exits, whatever episodes close (a pool worker that
     plays one episode after another)."""
