@@ -196,7 +196,7 @@ class Context(Generic[W, S]):
     def issue_evidence(self, kind: str, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:
         """Buyer actors only: create a signed evidence record and emit it."""
         evidence = self._verifier.issue(f"evd{self.state.seq:06d}", kind, subject, source_actor, self.now, claim)
-        self.emit("evidence_recorded", source_actor, {"evidence": evidence.to_dict()})
+        self.emit("evidence_recorded", source_actor, {"evidence": self._verifier.signed_record(evidence)})
         return evidence
 
 

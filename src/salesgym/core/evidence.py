@@ -98,6 +98,11 @@ class Verifier:
         self._verified[signed.proof_ref] = (signed.to_dict(), signed)  # issued here, so known good
         return signed
 
+    def signed_record(self, evidence: Evidence) -> dict[str, Any]:
+        """The plain record of evidence this verifier issued: the one it keeps, so the event that carries it and
+        the running verdict that reads it back share it (read-only), and the check is an identity test."""
+        return self._verified[evidence.proof_ref][0]
+
     def check(self, evidence: Evidence) -> bool:
         return hmac.compare_digest(self._mac(evidence), evidence.proof_ref)
 
@@ -105,7 +110,7 @@ class Verifier:
         """The evidence a plain record describes if its proof holds, else None (also for malformed records)."""
         proof = record.get("proof_ref")
         hit = self._verified.get(proof) if isinstance(proof, str) else None
-        if hit is not None and hit[0] == record:
+        if hit is not None and (hit[0] is record or hit[0] == record):
             return hit[1]
         try:
             evidence = Evidence.from_dict(record)

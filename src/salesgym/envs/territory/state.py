@@ -41,18 +41,26 @@ class Person(NamedTuple):
 class People(ForkMap[str, Person]):
     """Stakeholder state by id, holding only people whose state changed; the rest read as their start."""
 
-    __slots__ = ("committee",)
+    __slots__ = ("_start", "committee")
 
     def __init__(self, committee: Mapping[str, Any]) -> None:
         super().__init__()
         self.committee = committee
+        # each unchanged person's start record, built once (a step reads a dozen people): forks share it, since
+        # a start record depends only on the world
+        self._start: dict[str, Person] = {}
 
     def __getitem__(self, sid: str) -> Person:
         person = self._buckets[hash(sid) & 31].get(sid)
-        return Person(self.committee[sid].disposition) if person is None else person
+        if person is None:
+            person = self._start.get(sid)
+            if person is None:
+                person = self._start[sid] = Person(self.committee[sid].disposition)
+        return person
 
     def _copy_extra(self, twin: People) -> None:
         twin.committee = self.committee
+        twin._start = self._start
 
 
 class Deal(NamedTuple):

@@ -42,14 +42,9 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
             **({"stack": list(account.stack), "news": [n.headline for n in account.news]} if researched else {}),
         },
         "stakeholders": [
-            {
-                **w.stakeholders[sid].public(),
-                "role": s.people[sid].role,
-                "engaged": s.people[sid].engaged,
-                "left": s.people[sid].left,
-            }
-            for sid in opp.stakeholder_ids
-            if s.people[sid].known
+            {**w.stakeholders[sid].public(), "role": p.role, "engaged": p.engaged, "left": p.left}
+            for sid, p in zip(opp.stakeholder_ids, map(s.people.__getitem__, opp.stakeholder_ids), strict=True)
+            if p.known
         ],
         "learned": {
             "keywords": sorted(buyers.known_keywords(ctx, opp)),
