@@ -6,6 +6,7 @@ as ``bench_env.py``), then runs them again in child processes under ``valgrind -
 subtracts a run that only builds the environments. Use it to compare two versions of the code side by side:
 
     python benchmarks/step_instructions.py                  # needs valgrind (apt install valgrind)
+    python benchmarks/step_instructions.py --policy expected-value   # a registered policy's calls instead
     PYTHONPATH=/path/to/other/src python benchmarks/step_instructions.py --calls runs/calls.json
 
 It takes about half a minute (valgrind runs Python some 50× slower).
@@ -27,15 +28,21 @@ EPISODES = 2
 RESETS = 20
 
 
-def record(path: Path) -> None:
+def record(path: Path, policy: str | None) -> None:
+    """The calls to count: ``bench_env``'s scripted episodes, or whole episodes of a registered ``policy`` (the
+    calls ``bench_env`` times as "step, expected-value's calls")."""
     sys.path.insert(0, str(Path(__file__).parent))
     import bench_env
 
     episodes = []
     for seed in range(EPISODES):
-        ep = bench_env.Episode(100, 1000 + seed)
-        ep.run(STEPS_PER_EPISODE)
-        episodes.append({"seed": ep.seed, "calls": ep.actions})
+        if policy is None:
+            ep = bench_env.Episode(100, 1000 + seed)
+            ep.run(STEPS_PER_EPISODE)
+            episodes.append({"seed": ep.seed, "calls": ep.actions})
+        else:
+            rec = bench_env.record_policy(policy, 100, 7 + seed)
+            episodes.append({"seed": rec.seed, "calls": rec.actions})
     path.write_text(json.dumps(episodes))
 
 
@@ -65,6 +72,7 @@ def instructions(mode: str, path: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=Path, help="recorded calls (JSON); recorded afresh if missing")
+    parser.add_argument("--policy", help="record whole episodes of this registered policy (default: scripted calls)")
     parser.add_argument("--child", choices=["setup", "steps", "resets"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -76,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = args.calls or Path(tmp) / "calls.json"
         if not path.exists():
-            record(path)
+            record(path, args.policy)
         n_steps = sum(len(ep["calls"]) for ep in json.loads(path.read_text()))
         setup = instructions("setup", path)
         per_step = (instructions("steps", path) - setup) / n_steps
