@@ -5,6 +5,8 @@ A new family gets all of this by registering its ids; a new scenario is one more
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,6 +35,16 @@ def _marked(case: Case) -> Any:
     default: minutes per check, and not yet seen to pass whole (``clone_independence`` failed once)."""
     slow = salesgym.family(case.env_id).kit_campaign
     return pytest.param(case, marks=pytest.mark.ui_sweep, id=str(case)) if slow else pytest.param(case, id=str(case))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _stop_browsers_after_the_module() -> Iterator[None]:
+    """The browser family's cases leave this process's Chromium warm; a live Playwright marks an asyncio loop
+    running on this thread, which would break a later module's ``anyio.run`` on the same worker."""
+    yield
+    browser = sys.modules.get("salesgym.envs.workflows_ui.browser")
+    if browser is not None:
+        browser.stop_browsers()
 
 
 @pytest.mark.parametrize("case", [_marked(c) for c in CASES])

@@ -328,7 +328,7 @@ def _all_required(node: Any, names: bool = False) -> Any:
 def _check_optional_means_default(env: Any, tool: dict[str, Any]) -> None:
     """The MCP schema requires exactly what the parser requires (the argument model's fields without a
     default): a client may leave every other argument out."""
-    spec = env.family.tools.specs[tool["name"]]
+    spec = env.toolbox.specs[tool["name"]]
     expected = [n for n, f in spec.args.model_fields.items() if f.is_required()]
     assert tool["inputSchema"].get("required", []) == expected, tool["name"]
 
