@@ -19,28 +19,34 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+# The helpers give what their plain definitions give, value for value and error for error (differential tests);
+# they are written for jq's interpreter, whose every step counts in a verdict: a probe is downcased once, not
+# once per record, and every() runs its filter once per element, not twice.
 PRELUDE = """
 def ascii_downcase: if type == "string" and (test("[A-Z]") | not) then . else explode
   | map(if 65 <= . and . <= 90 then . + 32 else . end) | implode end;
-def _same_email($a; $b): if ($a | type) == "string" and ($b | type) == "string" and ($a | length) != ($b | length)
-  then false else ($a | ascii_downcase) == ($b | ascii_downcase) end;
-def contact($email): .crm.contacts[] | select(_same_email(.properties.email // ""; $email));
+def _lower($s): if ($s | type) == "string" then $s | ascii_downcase else null end;
+def contact($email): ($email | type == "string") as $s | _lower($email) as $le | ($email | if $s then length
+  else null end) as $n | .crm.contacts[] | select((.properties.email // "") as $a | if $s and ($a | type) == "string"
+  then $a == $email or (($a | length) == $n and ($a | ascii_downcase) == $le)
+  else ($a | ascii_downcase) == ($email | ascii_downcase) end);
 def crm($type; $id): .crm[$type][] | select(.id == $id);
 def assoc($ft; $fid; $tt): [.crm.associations[] | select(.fromObjectType == $ft and .fromId == $fid
   and .toObjectType == $tt)];
 def linked($ft; $fid; $tt; $type): [assoc($ft; $fid; $tt)[] | select(.associationTypeId == $type) | .toId];
 def engagements($kind; $cid): [linked("contacts"; $cid; $kind; {"notes": 201, "tasks": 203, "meetings": 199}[$kind])[]
   as $eid | .crm[$kind][] | select(.id == $eid)];
-def prospect($email): .sequencer.prospects[] | select(.attributes.emails | map(ascii_downcase)
-  | index($email | ascii_downcase) != null);
+def prospect($email): _lower($email) as $le | .sequencer.prospects[] | select(.attributes.emails
+  | map(ascii_downcase) | index($le // ($email | ascii_downcase)) != null);
 def rel($name): .relationships[$name].data.id;
 def states($pid; $sid): [.sequencer.sequence_states[] | select(rel("prospect") == $pid and rel("sequence") == $sid)];
-def events_of($email): . as $d | [$d.scheduler.invitees[] | select((.email | ascii_downcase) == ($email
-  | ascii_downcase)) as $i | $d.scheduler.scheduled_events[] | select(.uri == $i.event) | . + {invitee: $i}];
+def events_of($email): . as $d | _lower($email) as $le | [$d.scheduler.invitees[] | select((.email
+  | ascii_downcase) == ($le // ($email | ascii_downcase))) as $i | $d.scheduler.scheduled_events[]
+  | select(.uri == $i.event) | . + {invitee: $i}];
 def deal_named($name): .crm.deals[] | select(.properties.dealname == $name);
 def deal_linked($name; $tt; $type): . as $doc | [deal_named($name) | .id] | map(. as $d | $doc
   | linked("deals"; $d; $tt; $type)[]);
-def every($xs; f): ($xs | length) > 0 and ([$xs[] | f] | length) == ($xs | length) and ([$xs[] | f] | all);
+def every($xs; f): ($xs | length) > 0 and ([$xs[] | f] as $r | ($r | length) == ($xs | length) and ($r | all));
 def members($list): [.prospecting.list_members[] | select(.list_id == $list) | .lead_id] | sort;
 """
 
