@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from salesgym.adapters.token_cache import cache_for
 from salesgym.llm.tool_prompt import content_calls, renders_tools
 
 Message = dict[str, Any]
@@ -73,6 +74,7 @@ class ChatTokens:
         self.tokenizer = tokenizer
         backend = getattr(tokenizer, "backend_tokenizer", None)  # transformers' fast tokenizers
         self._backend = backend if callable(getattr(backend, "encode", None)) else None
+        self._cache = cache_for(tokenizer) if self._backend is not None else None
         self.tools = [dict(t) for t in tools] if tools else None
         self.kwargs = dict(template_kwargs or {})
         self.tools_in_system = self.tools is not None and not renders_tools(
@@ -91,7 +93,7 @@ class ChatTokens:
         self._stub_text = stub_text
         self._frames: dict[tuple[str, tuple[str, ...]], tuple[str, str] | None] = {}
         self._turn_end = stub_text[at + len(_MARK) :]  # what the template puts after a reply: end token, newline
-        eos = tokenizer.eos_token_id
+        self.eos_id = eos = tokenizer.eos_token_id  # read once: a transformers attribute look-up is slow
         self.eos_text = "" if eos is None else tokenizer.decode([eos], skip_special_tokens=False)
 
     def render(self, messages: Sequence[Message], *, generation_prompt: bool, tools: bool = False) -> str:
@@ -109,12 +111,15 @@ class ChatTokens:
         return str(text)
 
     def encode(self, text: str) -> list[int]:
+        if self._cache is not None:  # the same ids, each word tokenised once and then looked up
+            return self._cache.encode(text)
         if self._backend is not None:  # a fast tokenizer's Rust core: the same ids without transformers' wrapping
             return list(self._backend.encode(text, add_special_tokens=False).ids)
         return list(self.tokenizer.encode(text, add_special_tokens=False))
 
     def decode(self, ids: Sequence[int]) -> str:
-        return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
+        text = self._cache.decode(ids) if self._cache is not None else None
+        return str(self.tokenizer.decode(list(ids), skip_special_tokens=False)) if text is None else text
 
     def prompt_ids(self, messages: Sequence[Message]) -> list[int]:
         """The first prompt: ``messages`` (system, first observation) with the tools and the generation prompt."""
@@ -124,7 +129,7 @@ class ChatTokens:
         """The ids that follow the model's ``generated`` ids: the end of its turn (what it did not generate of
         it), then ``messages`` (the environment's answer), then the next generation prompt."""
         end = self._turn_end
-        if generated and generated[-1] == self.tokenizer.eos_token_id and end.startswith(self.eos_text):
+        if generated and generated[-1] == self.eos_id and end.startswith(self.eos_text):
             end = end[len(self.eos_text) :]  # the model ended its turn itself: its end token is in its ids
         return self.encode(end + self.env_text(messages))
 
