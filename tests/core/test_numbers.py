@@ -45,3 +45,9 @@ def test_zeros_huge_small_and_odd_values_match_round() -> None:
     for e in range(-30, 30):
         _check(1.2345678901234567 * 10.0**e)
         _check(-9.87654321 * 10.0**e)
+
+
+def test_other_numbers_are_left_to_round() -> None:
+    for x in (0, 7, -3, 2**70, True):
+        for n in (0, 2, 4):
+            assert rounded(x, n) == round(x, n) and type(rounded(x, n)) is type(round(x, n))

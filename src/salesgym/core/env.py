@@ -33,6 +33,7 @@ from pydantic import BaseModel
 from salesgym.core.clock import Scheduled
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Evidence, Verifier
+from salesgym.core.numbers import rounded
 from salesgym.core.rng import uniform
 from salesgym.core.state import State
 from salesgym.core.tools import ToolBox, ToolError, mcp_schema
@@ -389,7 +390,7 @@ class Environment(Generic[W, S]):
         else:
             began = state.now
             target = self._advance(ctx, began + outcome.time_cost, outcome.until_public)
-            time_cost = round(target - began, TIME_DECIMALS)
+            time_cost = rounded(target - began, TIME_DECIMALS)
             # the call completes when its time is spent: one event records the call, its cost and the new clock
             ctx.emit(
                 "tool_completed",
@@ -443,7 +444,7 @@ class Environment(Generic[W, S]):
         """Fire due scheduled items and tape items up to ``target`` in time order; return the time the call
         ends: ``target`` (exact), or with ``until_public`` the time of the first item the agent can see."""
         state, world = ctx.state, ctx.world
-        target = round(min(target, world.horizon), TIME_DECIMALS)  # no float drift: "Monday" is exact
+        target = rounded(min(target, world.horizon), TIME_DECIMALS)  # no float drift: "Monday" is exact
         tape, heap, fire = world.tape, state.scheduler, self.family.fire
         seen = state.public_seq
         while True:
@@ -470,7 +471,7 @@ class Environment(Generic[W, S]):
             else:
                 return target
             if until_public and state.public_seq != seen:
-                return round(state.now, TIME_DECIMALS)
+                return rounded(state.now, TIME_DECIMALS)
 
     def _check_end(self, ctx: Context[W, S]) -> None:
         state, world = ctx.state, ctx.world

@@ -16,8 +16,9 @@ _MARGIN = 1e-3  # how far from a half the scaled value must be (far above that e
 
 
 def rounded(x: float, n: int) -> float:
-    """``round(x, n)`` for a float ``x`` and ``0 <= n <= 15`` (any other ``n`` is passed to ``round``)."""
-    if 0 <= n <= 15:
+    """``round(x, n)``: fast for a float ``x`` and ``0 <= n <= 15``; anything else (an int stays an int) is
+    passed to ``round``."""
+    if type(x) is float and 0 <= n <= 15:
         scale = _SCALES[n]
         y = x * scale
         if -_LIMIT < y < _LIMIT:

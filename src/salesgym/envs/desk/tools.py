@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from salesgym.core.env import Context
+from salesgym.core.numbers import rounded
 from salesgym.core.tools import NO_COST, Strip, ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
 from salesgym.envs.desk import buyers, outputs
 from salesgym.envs.desk.catalog import CATALOGUE, TERM_MULTIPLIER, plans_table, premium
@@ -359,7 +360,7 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
     if abs(a.monthly_premium - q.premium) > 0.005:
         raise ToolError(f"monthly_premium {a.monthly_premium:.2f} is not the quoted premium {q.premium:.2f} "
                         f"({q_id}); offer the quote as quoted (a discount goes in discount_pct)")
-    price = round(q.premium * (1 - a.discount_pct / 100), 2)
+    price = rounded(q.premium * (1 - a.discount_pct / 100), 2)
     patience = lead.patience if ls.patience is None else ls.patience
     history = buyers.History(ls.calls, ls.offers, call.offers, ls.rejections, patience, len(ls.topics),
                              call.questions, ls.quotes, call.callback_id is not None)
