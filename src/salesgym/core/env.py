@@ -33,9 +33,10 @@ from pydantic import BaseModel
 from salesgym.core.clock import Scheduled
 from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Evidence, Verifier
+from salesgym.core.numbers import rounded
 from salesgym.core.rng import uniform
 from salesgym.core.state import State
-from salesgym.core.tools import ToolBox, ToolError, ToolResult, mcp_schema
+from salesgym.core.tools import ToolBox, ToolError, mcp_schema
 
 TIME_DECIMALS = 4  # simulated time is kept to 1/10000 of a time unit
 
@@ -73,6 +74,33 @@ def resolve_verifier_key(explicit: bytes | None = None) -> tuple[bytes, str]:
 def public_event_id(index: int) -> str:
     """The agent-side id of the ``index``-th public event (the operator log numbers every event instead)."""
     return "e" + str(index).zfill(6)
+
+
+_PUBLIC_IDS: list[str] = []  # public_event_id(i) at index i, made once and shared by every episode
+PUBLIC_IDS_KEPT = 100_000  # beyond this many, ids are formatted per call (the shared list stays bounded)
+
+
+def public_event_ids(first: int, end: int) -> list[str]:
+    """``public_event_id(i)`` for ``first <= i < end``: the strings are shared, not formatted per step."""
+    ids = _PUBLIC_IDS
+    if end > len(ids):
+        if end > PUBLIC_IDS_KEPT:
+            return list(map(public_event_id, range(first, end)))
+        ids.extend(map(public_event_id, range(len(ids), end)))
+    return ids[first:end]
+
+
+def result_dict(
+    status: str,
+    state_version: int,
+    time_cost: float,
+    resource_cost: Mapping[str, float],
+    event_ids: list[str],
+    output: Mapping[str, Any],
+) -> dict[str, Any]:
+    """A step's tool result as the agent gets it (``ToolResult(...).to_dict()``, built in one go)."""
+    return {"status": status, "state_version": state_version, "time_cost": time_cost,
+            "resource_cost": dict(resource_cost), "event_ids": event_ids, "output": dict(output)}  # fmt: skip
 
 
 class World(Protocol):
@@ -178,9 +206,19 @@ class Context(Generic[W, S]):
         self._pending_draws.append(key)
         return uniform(self.world.seed, *key, n)
 
-    def emit(self, kind: str, actor: str, payload: Mapping[str, Any] | None = None, time: float | None = None) -> Event:
+    def emit(
+        self,
+        kind: str,
+        actor: str,
+        payload: Mapping[str, Any] | None = None,
+        time: float | None = None,
+        *,
+        owned: bool = False,
+    ) -> Event:
+        """Append an event and fold it at once. The payload is copied, unless ``owned`` says it is a dict built
+        for this event alone that the caller keeps no hold of (the engine's own events): a dict less per event."""
+        body: dict[str, Any] = payload if owned and type(payload) is dict else dict(payload) if payload else {}
         state, pending = self.state, self._pending_draws
-        body = dict(payload) if payload else {}
         if pending:
             body["draws"] = [list(k) for k in pending]
             pending.clear()
@@ -196,7 +234,8 @@ class Context(Generic[W, S]):
     def issue_evidence(self, kind: str, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:
         """Buyer actors only: create a signed evidence record and emit it."""
         evidence = self._verifier.issue(f"evd{self.state.seq:06d}", kind, subject, source_actor, self.now, claim)
-        self.emit("evidence_recorded", source_actor, {"evidence": self._verifier.signed_record(evidence)})
+        record = self._verifier.signed_record(evidence)  # the verifier's own record, shared read-only
+        self.emit("evidence_recorded", source_actor, {"evidence": record}, owned=True)
         return evidence
 
 
@@ -332,8 +371,9 @@ class Environment(Generic[W, S]):
         ctx = self._ctx()
         family = self.family
         if state.terminated or state.truncated:  # nothing happens; the observation says so too
-            over = ToolResult("error", state.public_seq, 0.0, {}, (), {"error": "the episode is over; call reset()"})
-            over_dict = over.to_dict()
+            over_dict = result_dict(
+                "error", state.public_seq, 0.0, {}, [], {"error": "the episode is over; call reset()"}
+            )
             self._last_obs = family.observe(ctx, over_dict, ())
             info = {"tool_result": over_dict, "state_version": state.public_seq}
             return self._last_obs, 0.0, state.terminated, state.truncated, info
@@ -351,7 +391,7 @@ class Environment(Generic[W, S]):
         else:
             began = state.now
             target = self._advance(ctx, began + outcome.time_cost, outcome.until_public)
-            time_cost = round(target - began, TIME_DECIMALS)
+            time_cost = rounded(target - began, TIME_DECIMALS)
             # the call completes when its time is spent: one event records the call, its cost and the new clock
             ctx.emit(
                 "tool_completed",
@@ -364,19 +404,19 @@ class Environment(Generic[W, S]):
                     "resource_cost": dict(outcome.resource_cost),
                 },
                 time=target,
+                owned=True,
             )
             self._check_end(ctx)
             status, resources, output = "ok", outcome.resource_cost, outcome.output
         new = self._log.since(start)
         # apply_event counts the public events as they are applied: the call's are the counter's new range
-        ids = tuple(map(public_event_id, range(first_public, state.public_seq)))
-        result = ToolResult(status, state.public_seq, time_cost, resources, ids, output)
+        ids = public_event_ids(first_public, state.public_seq)
+        result = result_dict(status, state.public_seq, time_cost, resources, ids, output)
         phi = family.potential(state, world)
         reward = family.reward(ctx, self._phi, phi, t0, new)
         self._phi = phi
-        result_dict = result.to_dict()
-        self._last_obs = family.observe(ctx, result_dict, new)
-        info = {"tool_result": result_dict, "state_version": state.public_seq}
+        self._last_obs = family.observe(ctx, result, new)
+        info = {"tool_result": result, "state_version": state.public_seq}
         return self._last_obs, reward, state.terminated, state.truncated, info
 
     def _refuse(self, ctx: Context[W, S], action: Any, err: ToolError, start: int) -> None:
@@ -392,15 +432,20 @@ class Environment(Generic[W, S]):
             for key, value in action.items():  # an exact dict: no method of the call is overridden
                 if type(key) is str and key == "tool" and type(value) is str and value in self.family.tools.specs:
                     tool = value
-        ctx.emit("invalid_action", "agent", {"reason": err.reason, "tool": tool})
+        ctx.emit("invalid_action", "agent", {"reason": err.reason, "tool": tool}, owned=True)
         if state.invalid_actions >= self.invalid_action_limit:
-            ctx.emit("episode_ended", "env", {"terminated": False, "truncated": True, "why": "invalid-action ceiling"})
+            ctx.emit(
+                "episode_ended",
+                "env",
+                {"terminated": False, "truncated": True, "why": "invalid-action ceiling"},
+                owned=True,
+            )
 
     def _advance(self, ctx: Context[W, S], target: float, until_public: bool = False) -> float:
         """Fire due scheduled items and tape items up to ``target`` in time order; return the time the call
         ends: ``target`` (exact), or with ``until_public`` the time of the first item the agent can see."""
         state, world = ctx.state, ctx.world
-        target = round(min(target, world.horizon), TIME_DECIMALS)  # no float drift: "Monday" is exact
+        target = rounded(min(target, world.horizon), TIME_DECIMALS)  # no float drift: "Monday" is exact
         tape, heap, fire = world.tape, state.scheduler, self.family.fire
         seen = state.public_seq
         while True:
@@ -408,16 +453,26 @@ class Environment(Generic[W, S]):
             exo = tape[state.tape_index] if state.tape_index < len(tape) else None
             if exo is not None and exo.due <= target and (head is None or exo.due < head.due):
                 ctx.emit(
-                    "tape_item_due", "world", {"index": state.tape_index, "what": exo.kind}, max(exo.due, state.now)
+                    "tape_item_due",
+                    "world",
+                    {"index": state.tape_index, "what": exo.kind},
+                    max(exo.due, state.now),
+                    owned=True,
                 )
                 fire(ctx, exo)
             elif head is not None and head.due <= target:
-                ctx.emit("item_due", "world", {"item_id": head.item_id, "what": head.kind}, max(head.due, state.now))
+                ctx.emit(
+                    "item_due",
+                    "world",
+                    {"item_id": head.item_id, "what": head.kind},
+                    max(head.due, state.now),
+                    owned=True,
+                )
                 fire(ctx, head)
             else:
                 return target
             if until_public and state.public_seq != seen:
-                return round(state.now, TIME_DECIMALS)
+                return rounded(state.now, TIME_DECIMALS)
 
     def _check_end(self, ctx: Context[W, S]) -> None:
         state, world = ctx.state, ctx.world
@@ -425,7 +480,7 @@ class Environment(Generic[W, S]):
             return
         why = "horizon" if state.now >= world.horizon else self.family.end_reason(state, world)
         if why is not None:
-            ctx.emit("episode_ended", "env", {"terminated": True, "truncated": False, "why": why})
+            ctx.emit("episode_ended", "env", {"terminated": True, "truncated": False, "why": why}, owned=True)
 
     # -- clone and replay --------------------------------------------------------------------------
     def clone(self) -> Environment[W, S]:

@@ -134,13 +134,16 @@ class ToolError(Exception):
         self.reason = reason
 
 
+NO_COST: Mapping[str, float] = MappingProxyType({})  # a call that costs no resources besides time
+
+
 class ToolOutcome(NamedTuple):
     """What a handler returns: its output for the agent and what it cost. With ``until_public`` the call
     ends early at the first event the agent can see ("wait until something happens"), at most ``time_cost``."""
 
     output: Mapping[str, Any]
     time_cost: float
-    resource_cost: Mapping[str, float] = MappingProxyType({})
+    resource_cost: Mapping[str, float] = NO_COST
     until_public: bool = False
 
 
@@ -569,6 +572,12 @@ class ToolBox(Generic[C]):
                 raise ToolError(f"call is not JSON data: {_not_plain(action)}") from None
             if len(encoded) > MAX_CALL_BYTES:
                 raise ToolError(f"call is {len(encoded):,} bytes as JSON; the limit is {MAX_CALL_BYTES:,}")
+            if len(action) == 2 and "tool" in action and "args" in action:  # the plain call: no alias to resolve
+                name, args = action["tool"], action["args"]
+                if type(name) is str and type(args) is dict:
+                    entry = self._validators.get(name)
+                    if entry is not None:
+                        return self._validated(name, *entry, args)
         else:
             action = _decode_call(action)
         if not action.keys() <= CALL_KEYS:  # safe: a decoded text and a call orjson took have only str keys
@@ -589,6 +598,12 @@ class ToolBox(Generic[C]):
             args = {}
         if type(args) is not dict:
             raise ToolError(f"'args' must be an object for {name}")
+        return self._validated(name, spec, validator, args)
+
+    def _validated(
+        self, name: str, spec: ToolSpec[Any, C], validator: SchemaValidator, args: dict[str, Any]
+    ) -> tuple[ToolSpec[Any, C], BaseModel]:
+        """``spec`` and ``args`` validated against its model, or the ``ToolError`` that says why not."""
         try:
             return spec, validator.validate_python(args)  # model_validate, minus a layer
         except ValidationError as exc:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
+from salesgym.core.numbers import rounded
 from salesgym.envs.desk.archetypes import BY_NAME, VARIANTS, Archetype, Variant
 from salesgym.envs.desk.contract import GOAL_PLAN, HANG_UP_REASONS, REJECT_REASONS, cover_need
 from salesgym.envs.desk.world import Lead
@@ -171,7 +172,7 @@ def decide(lead: Lead, variant: str, offer: Offer, history: History, u: float, u
             return Decision("accept", None, history.patience, False, s, theta)
         worst = max(shortfalls, key=shortfalls.__getitem__)
         reason = worst if shortfalls[worst] >= 0.03 else "not_convinced"
-    patience = round(history.patience - PATIENCE_COST[history.rejections >= 2], 4)
+    patience = rounded(history.patience - PATIENCE_COST[history.rejections >= 2], 4)
     if patience <= HANG_UP_AT:
         trust = _clip(lead.trust + arch.discovery * min(history.topics, 3))
         return Decision("hang_up", "out_of_patience", patience, patience <= 0.0 or trust < DNC_TRUST, s, theta)

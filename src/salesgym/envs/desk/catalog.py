@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from salesgym.core.numbers import rounded
+
 AGE_BANDS: tuple[tuple[int, str], ...] = ((35, "18-34"), (45, "35-44"), (55, "45-54"), (65, "55-64"), (200, "65+"))
 RISK_MULTIPLIER = {"preferred": 0.85, "standard": 1.0, "substandard": 1.35}
 TERM_MULTIPLIER = {10: 0.75, 15: 0.88, 20: 1.0, 30: 1.28}
@@ -53,7 +55,7 @@ def premium(plan: str, coverage: int, term_years: int | None, age: int, risk_cla
     spec = CATALOGUE[plan]
     term = TERM_MULTIPLIER[term_years] if spec.term and term_years is not None else 1.0
     factor = 1.0 if smoker else NON_SMOKER_FACTOR
-    return round(coverage / 1000 * spec.rates[age_band(age)] * RISK_MULTIPLIER[risk_class] * term * factor, 2)
+    return rounded(coverage / 1000 * spec.rates[age_band(age)] * RISK_MULTIPLIER[risk_class] * term * factor, 2)
 
 
 def plans_table() -> list[dict[str, Any]]:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import _random
 import hashlib
+import math
 import random
 from types import MappingProxyType
 from typing import NamedTuple
 
+from salesgym.core.numbers import rounded
 from salesgym.envs.desk.archetypes import ARCHETYPES, VARIANTS
 from salesgym.envs.desk.contract import GOALS, MINUTES_PER_DAY, RISK_CLASSES, TEMPERATURES
 from salesgym.envs.desk.world import DeskWorld, Lead
@@ -121,12 +123,13 @@ def _leads(seed: int, n_leads: int, mix: LeadMix) -> dict[str, Lead]:
     ``seq[int(u * len(seq))]``). ``tests/desk/test_desk_generator.py`` holds the plain definition and pins
     every field to it. Written for speed, since a reset is mostly this loop: one generator re-seeded per lead
     (the outputs of a fresh ``random.Random``, without building one), the stream's key hashed from a prefix,
-    records built by position."""
+    records built by position (``tuple.__new__``: no Python-level ``_make``), ``math.floor`` for ``int`` (the
+    same for the non-negative draws, at a cheaper call) and ``core.numbers.rounded`` for ``round``."""
     rng = random.Random()
     reseed, r = _random.Random.seed, rng.random
     # core.rng.stream_seed's hash of (seed, "lead", index), less the index
     keyed = hashlib.blake2b(f"{seed}\x1flead\x1f".encode(), digest_size=8)
-    from_bytes, make_lead = int.from_bytes, Lead._make
+    from_bytes, new, floor, rnd = int.from_bytes, tuple.__new__, math.floor, rounded
     (t0, t1, t2, _), temperature_total = _running(mix.temperature_weights)
     cold, lukewarm, warm, hot = TEMPERATURES
     preferred, standard, substandard = RISK_CLASSES
@@ -136,18 +139,18 @@ def _leads(seed: int, n_leads: int, mix: LeadMix) -> dict[str, Lead]:
         h = keyed.copy()
         h.update(INDEX_KEYS[index])
         reseed(rng, from_bytes(h.digest(), "big"))
-        seg_no = 1 + int(r() * 3)
+        seg_no = 1 + floor(r() * 3)
         age, income, household, need, trust, price, calls = _SEGMENT_DRAWS[seg_no - 1]
         x = r() * temperature_total  # a weighted pick: the first whose running sum exceeds the scaled draw
         temperature = cold if x < t0 else lukewarm if x < t1 else warm if x < t2 else hot
         d_trust, d_need, d_calls = TEMPERATURE_SHIFT[temperature]
-        archetype = ARCHETYPES[int(r() * n_arch)]
-        age_ = age[0] + int(r() * age[1])
-        income_ = (income[0] + int(r() * income[1])) * 1000
-        household_ = household[0] + int(r() * household[1])
+        archetype = ARCHETYPES[floor(r() * n_arch)]
+        age_ = age[0] + floor(r() * age[1])
+        income_ = (income[0] + floor(r() * income[1])) * 1000
+        household_ = household[0] + floor(r() * household[1])
         smoker = r() < 0.25
-        goal = GOALS[int(r() * n_goals)] if r() < 0.5 else "none"
-        name = NAMES[int(r() * n_first)][int(r() * n_last)]
+        goal = GOALS[floor(r() * n_goals)] if r() < 0.5 else "none"
+        name = NAMES[floor(r() * n_first)][floor(r() * n_last)]
         (r0, r1, _), risk_total = _RISKS[seg_no - 1]
         x = r() * risk_total
         risk = preferred if x < r0 else standard if x < r1 else substandard
@@ -156,9 +159,9 @@ def _leads(seed: int, n_leads: int, mix: LeadMix) -> dict[str, Lead]:
         trust_ = trust[0] + trust[1] * r() + d_trust
         price_ = price[0] + price[1] * r()
         patience = 0.45 + (0.95 - 0.45) * r() + archetype.patience
-        call_limit = calls[0] + int(r() * calls[1]) + d_calls
+        call_limit = calls[0] + floor(r() * calls[1]) + d_calls
         lead_id = LEAD_IDS[index]
-        leads[lead_id] = make_lead((
+        leads[lead_id] = new(Lead, (
             lead_id,
             name,
             seg_no,
@@ -168,13 +171,13 @@ def _leads(seed: int, n_leads: int, mix: LeadMix) -> dict[str, Lead]:
             smoker,
             risk,
             temperature,
-            round(budget if budget > 25.0 else 25.0, 2),  # max(25.0, budget), min(1.0, max(0.0, need)) ...
-            round(0.0 if need_ <= 0.0 else 1.0 if need_ >= 1.0 else need_, 3),
-            round(0.0 if trust_ <= 0.0 else 1.0 if trust_ >= 1.0 else trust_, 3),
-            round(price_, 3),
-            round(0.2 if patience <= 0.2 else 1.0 if patience >= 1.0 else patience, 3),
+            rnd(budget if budget > 25.0 else 25.0, 2),  # max(25.0, budget), min(1.0, max(0.0, need)) ...
+            rnd(0.0 if need_ <= 0.0 else 1.0 if need_ >= 1.0 else need_, 3),
+            rnd(0.0 if trust_ <= 0.0 else 1.0 if trust_ >= 1.0 else trust_, 3),
+            rnd(price_, 3),
+            rnd(0.2 if patience <= 0.2 else 1.0 if patience >= 1.0 else patience, 3),
             call_limit if call_limit > 1 else 1,
-            int(r() * household_),  # randint(0, household - 1)
+            floor(r() * household_),  # randint(0, household - 1)
             goal,
             archetype.name,
             PERSONAS[archetype.name],

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from salesgym.core.events import Event
+from salesgym.core.numbers import rounded
 from salesgym.core.state import Folds, State, replaced
 from salesgym.envs.desk.contract import STATUSES
 from salesgym.envs.desk.world import DeskWorld
@@ -208,7 +209,7 @@ def _evidence(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) ->
             return
         premium = float(ev["claim"]["premium"])
         _lead(s, lid, status="converted", mrr=premium, plan=ev["claim"]["plan"])
-        s.mrr = round(s.mrr + premium, 2)
+        s.mrr = rounded(s.mrr + premium, 2)
         s.conversions += 1
     elif ev["type"] == DNC_REQUEST:
         _lead(s, lid, status="dnc")

@@ -16,7 +16,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints
 
 from salesgym.core.env import Context
-from salesgym.core.tools import Strip, ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
+from salesgym.core.numbers import rounded
+from salesgym.core.tools import NO_COST, Strip, ToolArgs, ToolBox, ToolError, ToolOutcome, ToolSpec, quote
 from salesgym.envs.desk import buyers, outputs
 from salesgym.envs.desk.catalog import CATALOGUE, TERM_MULTIPLIER, plans_table, premium
 from salesgym.envs.desk.contract import (
@@ -75,7 +76,8 @@ def in_call(ctx: Ctx) -> Lead:
 
 
 def done(output: Mapping[str, Any], tool: str) -> ToolOutcome:
-    return ToolOutcome(output, TOOL_MINUTES[tool])
+    # tuple.__new__ with the defaults spelled out: the named tuple's Python-level __new__ is a frame per step
+    return tuple.__new__(ToolOutcome, (output, TOOL_MINUTES[tool], NO_COST, False))
 
 
 def row(ctx: Ctx, lead: Lead) -> dict[str, Any]:
@@ -280,7 +282,7 @@ def start_call(ctx: Ctx, a: LeadArgs) -> ToolOutcome:
         return done({"connected": False, "lead_id": lead.id, "buyer": "hung up at once",
                      "reason": "too_many_calls", "hint": HANG_UP_REASONS["too_many_calls"], "dnc": dnc}, tool)
     honoured = _honoured_callback(ctx, lead.id)
-    ctx.emit("call_started", "agent", {"lead_id": lead.id, "callback_id": honoured})
+    ctx.emit("call_started", "agent", {"lead_id": lead.id, "callback_id": honoured}, owned=True)
     return done({"connected": True, "lead_id": lead.id, "call_number": ls.calls + 1,
                  "honours_callback": honoured}, tool)  # fmt: skip
 
@@ -338,7 +340,8 @@ def quote_plan(ctx: Ctx, a: QuoteArgs) -> ToolOutcome:
     price = premium(a.plan_type, a.coverage_amount, a.term_years, lead.age, lead.risk_class, lead.smoker)
     q_id = f"q{len(s.quotes):04d}"
     ctx.emit("quote_issued", "agent", {"quote_id": q_id, "lead_id": lead.id, "plan": a.plan_type,
-                                       "coverage": a.coverage_amount, "term_years": a.term_years, "premium": price})
+                                       "coverage": a.coverage_amount, "term_years": a.term_years, "premium": price},
+             owned=True)
     return done(_quote_view(s.quotes[q_id]), "products_quote_plan")
 
 
@@ -357,12 +360,12 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
     if abs(a.monthly_premium - q.premium) > 0.005:
         raise ToolError(f"monthly_premium {a.monthly_premium:.2f} is not the quoted premium {q.premium:.2f} "
                         f"({q_id}); offer the quote as quoted (a discount goes in discount_pct)")
-    price = round(q.premium * (1 - a.discount_pct / 100), 2)
+    price = rounded(q.premium * (1 - a.discount_pct / 100), 2)
     patience = lead.patience if ls.patience is None else ls.patience
     history = buyers.History(ls.calls, ls.offers, call.offers, ls.rejections, patience, len(ls.topics),
                              call.questions, ls.quotes, call.callback_id is not None)
     offer = buyers.Offer(a.plan_type, a.coverage_amount, price, a.next_step)
-    pitch: str | None = getattr(a, "pitch", None) or None
+    pitch: str | None = a.__dict__.get("pitch") or None  # only SpokenOfferArgs has one: no AttributeError raised
     model = getattr(ctx.family, "buyer", None)  # the language-model buyer (llm_buyer), None: the rule table's
     heard = None
     if model is None:
@@ -373,7 +376,7 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
     actor = lead_actor(lead)
     proposed = {"lead_id": lead.id, "quote_id": q_id, "discount_pct": a.discount_pct, "premium": price,
                 "next_step": a.next_step}  # fmt: skip
-    ctx.emit("offer_proposed", "agent", proposed if pitch is None else {**proposed, "pitch": pitch})
+    ctx.emit("offer_proposed", "agent", proposed if pitch is None else {**proposed, "pitch": pitch}, owned=True)
     if heard is not None:
         if heard.reply is not None:
             ctx.emit("buyer_replied", actor, heard.reply)  # the tape: replay and clones read it, never the model
@@ -385,7 +388,7 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
                                         "mistake: the offer is undecided"}, "calling_propose_offer")  # fmt: skip
         d = heard.decision
     ctx.emit("buyer_decided", actor, {"lead_id": lead.id, "decision": d.decision, "reason": d.reason,
-                                      "patience": d.patience})  # fmt: skip
+                                      "patience": d.patience}, owned=True)  # fmt: skip
     unsuitable = d.decision == "accept" and not suitable(a.plan_type, a.coverage_amount, lead.income,
                                                          lead.dependents)
     if unsuitable:  # the buyer said yes, and compliance voids it: recorded before the sale it voids
@@ -396,7 +399,7 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
                                                       "quoted": q.premium, "discount_pct": a.discount_pct,
                                                       "premium": price})  # fmt: skip
     elif d.decision == "hang_up":
-        ctx.emit("buyer_hung_up", actor, {"lead_id": lead.id, "reason": d.reason})
+        ctx.emit("buyer_hung_up", actor, {"lead_id": lead.id, "reason": d.reason}, owned=True)
         if d.dnc:
             ctx.issue_evidence(DNC_REQUEST, lead.id, actor, {"reason": d.reason})
     out: dict[str, Any] = {"lead_id": lead.id, "decision": d.decision, "reason": d.reason,
@@ -443,7 +446,7 @@ CANNED_VOICE = buyers.CannedVoice()
 
 def end_call(ctx: Ctx, a: EndCallArgs) -> ToolOutcome:
     lead = in_call(ctx)
-    ctx.emit("call_ended", "agent", {"lead_id": lead.id, "disposition": a.disposition})
+    ctx.emit("call_ended", "agent", {"lead_id": lead.id, "disposition": a.disposition}, owned=True)
     return done({"lead_id": lead.id, "status": ctx.state.leads[lead.id].status}, "calling_end_call")
 
 
