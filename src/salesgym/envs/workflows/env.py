@@ -33,7 +33,7 @@ TRAINING_ABLATIONS = {
         "the return is the verifier's partial score measured from where the task started (0 for leaving the apps "
         "as they were or for a violation, 1 for a pass) instead of 1 or 0, paid as the tables show progress and "
         "settled at the end, so a cut episode earns its progress so far; it reads the task's hidden checks, so the "
-        "return is no longer public (the score is unchanged)"
+        "return is no longer public (the score's figures are unchanged; it lists the ablation)"
     ),
 }
 
