@@ -160,3 +160,19 @@ def test_the_environments_turn_is_framed_once_and_always_as_the_template_renders
         assert chat.env_text([message]) == chat._rendered([message])
     framed = {key[0]: frame is not None for key, frame in chat._frames.items()}
     assert framed == {"tool": template != ID_TEMPLATE, "user": template != STRIP_TEMPLATE}
+
+
+def test_compact_tool_schemas_shorten_the_prompt_and_nothing_else() -> None:
+    tok = make_tokenizer(PREFIX)
+    trajs = {}
+    for shown in ("full", "compact"):
+        env = salesgym.make("workflows-debug-v0")
+        env.reset(seed=3)
+        cfg = RolloutConfig(max_turns=1, tool_schemas=shown)  # type: ignore[arg-type]
+        trajs[shown] = play(env, ScriptedClient(tok, [WAIT]), tok, seed=3, config=cfg, env_id="workflows-debug-v0")
+    full, compact = trajs["full"], trajs["compact"]
+    assert len(compact.prompt_ids) < 0.7 * len(full.prompt_ids)
+    prompt = tok.decode(compact.prompt_ids, skip_special_tokens=False)
+    assert "hubspot-batch-update-objects" in prompt and "lifecycle stage never moves backwards" not in prompt
+    assert "lifecycle stage never moves backwards" in tok.decode(full.prompt_ids, skip_special_tokens=False)
+    assert compact.messages == full.messages and compact.turns[0].tool_result == full.turns[0].tool_result

@@ -64,3 +64,27 @@ def test_one_grpo_step_on_smollm2_with_the_environments_own_reward(tmp_path: Pat
     if step["spread"][0] > 0:  # with a spread in the group the adapter weights move (without one, no gradient)
         after = dict(built.trainer.model.named_parameters())
         assert any(not torch.equal(after[k].detach(), v) for k, v in lora.items())
+
+
+def test_one_grpo_step_on_smollm2_at_the_workflows_first_stage(tmp_path: Path,
+                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The learnable first stage (``grpo_smollm2_workflows.yaml``): tier-1 workflows tasks, partial_reward, the
+    tools shown compact so that the prompt fits SmolLM2's context."""
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    recipe = _recipe()
+    cache = smollm2.cache_dir(tmp_path_factory.getbasetemp()) / "tokenizer"
+    cfg = recipe.load_config(RECIPE / "grpo_smollm2_workflows.yaml", [
+        f"grpo.output_dir={tmp_path}", "grpo.max_steps=1", "grpo.num_generations=2",
+        "grpo.per_device_train_batch_size=2", "rollout.max_turns=1", "rollout.max_new_tokens=48",
+        f"tokenizer_cache={cache}",
+    ])  # fmt: skip
+    built = recipe.build(cfg)
+    steps = recipe.step_report(built)
+    built.trainer.train()
+    (step,) = steps
+    assert step["stages"] == ["tier1"] and len(step["groups"]) == 1 and step["calls"] == 2
+    for t in built.rollout.trajectories:
+        assert len(t.prompt_ids) + 48 <= smollm2.CONTEXT_TOKENS  # the compact tools fit
+        assert t.score["training_ablations"] == ["partial_reward"] and 0.0 <= t.episode_return <= 1.0
+    losses = [h["loss"] for h in built.trainer.state.log_history if "loss" in h]
+    assert len(losses) == 1 and math.isfinite(losses[0])

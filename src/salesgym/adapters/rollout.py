@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import salesgym
 from salesgym.adapters.chat_tokens import ChatTokens, Message, Tokenizer
 from salesgym.adapters.clients import ModelClient, turn_seed
+from salesgym.adapters.compact_tools import compact_tools
 from salesgym.agents.llm.policy import DEFAULT_SYSTEM, NUDGE
 from salesgym.agents.llm.text_calls import parse_tool_call
 from salesgym.core.events import sha256_of
@@ -35,12 +36,18 @@ FORMAT = "salesgym-token-trajectory/1"
 class RolloutConfig:
     """``max_turns`` replies per episode; ``max_new_tokens`` per reply; ``max_tokens`` for the whole
     sequence (prompt and completion: a turn that might not fit is not started); ``template_kwargs`` go to
-    the chat template."""
+    the chat template; ``tool_schemas`` is how the prompt shows the tools: ``"full"`` (the environment's
+    schemas) or ``"compact"`` (:mod:`salesgym.adapters.compact_tools`, for a model with a short context)."""
 
     max_turns: int = 32
     max_new_tokens: int = 512
     max_tokens: int = 32_768
     template_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    tool_schemas: Literal["full", "compact"] = "full"
+
+    def __post_init__(self) -> None:
+        if self.tool_schemas not in ("full", "compact"):
+            raise ValueError(f"tool_schemas must be 'full' or 'compact', got {self.tool_schemas!r}")
 
 
 @dataclass
@@ -111,7 +118,7 @@ def play(
 ) -> TokenTrajectory:
     """Play one episode in ``env``, which is freshly reset with ``seed`` (or a fresh clone of such)."""
     cfg = config or RolloutConfig()
-    tools = env.tool_schemas()
+    tools = env.tool_schemas() if cfg.tool_schemas == "full" else compact_tools(env.tool_schemas())
     chat = ChatTokens(tokenizer, tools, cfg.template_kwargs)
     messages: list[Message] = [
         {"role": "system", "content": env.instructions() or DEFAULT_SYSTEM},

@@ -100,7 +100,7 @@ def validate_ablation(name: str | None, env_id: str) -> str | None:
         raise BenchError(
             f"{name!r} is a training ablation: it changes only the reward ({training[name]}), which no fixed "
             "policy reads, so every score would be identical. Use it in a training run (the trainer adapters); "
-            f"benchmark ablations change the world: {', '.join(world)}"
+            f"benchmark ablations change the world: {', '.join(world) or 'this family has none'}"
         )
     if name not in world:
         raise BenchError(f"unknown ablation {name!r}; benchmark ablations: {', '.join(world)}")

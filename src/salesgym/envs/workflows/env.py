@@ -26,6 +26,16 @@ from salesgym.envs.workflows.world import WorkflowsWorld
 # the voice's raw replies (voice_spoke) are operator side: the agent gets the checked answer, never the raw text
 EVENT_KINDS = frozenset({*state.APPLY, *CORE_PUBLIC_EVENTS}) - {"voice_spoke"}
 TIERS = (1, 2, 3, 4)
+# training ablations: they change the reward only (the score and the verdict stay the verifier's); the benchmark
+# refuses them (``bench.runner.validate_ablation``)
+TRAINING_ABLATIONS = {
+    "partial_reward": (
+        "the return is the verifier's partial score measured from where the task started (0 for leaving the apps "
+        "as they were or for a violation, 1 for a pass) instead of 1 or 0, paid as the tables show progress and "
+        "settled at the end, so a cut episode earns its progress so far; it reads the task's hidden checks, so the "
+        "return is no longer public (the score's figures are unchanged; it lists the ablation)"
+    ),
+}
 
 
 def pool(template: str | None, tier: int | None, pack: str | None = None) -> tuple[str, ...]:
@@ -63,9 +73,12 @@ class WorkflowsRules:
     public_events = EVENT_KINDS  # every change is the agent's own call or the requester's answer to it
     reset_options = frozenset({"template", "tier"})
 
-    def __init__(self, judge: Judge | None = None, voice: Voice | None = None) -> None:
+    def __init__(self, judge: Judge | None = None, voice: Voice | None = None, ablations: Sequence[str] = ()) -> None:
         self.judge = judge  # None: the deterministic rubric is the score of record
         self.voice = voice  # None: the simulated people speak the rules' words
+        self.ablations = tuple(ablations)
+        self.partial = "partial_reward" in self.ablations
+        self._start: tuple[WorkflowsWorld, float] | None = None  # the last world's start partial (a group shares it)
 
     def generate(self, seed: int, options: Mapping[str, Any]) -> WorkflowsWorld:
         pack = options.get("pack")
@@ -88,20 +101,38 @@ class WorkflowsRules:
         return "the agent finished the task" if s.finished else None
 
     def potential(self, s: WorkflowsState, world: WorkflowsWorld) -> float:
-        return 0.0
+        """0; with ``partial_reward``, the progress the tables show (``verifier.progress``), so that a cut episode's
+        return is its progress so far."""
+        return verifier.progress(world, s, None, self._start_partial(world)) if self.partial else 0.0
+
+    def _start_partial(self, world: WorkflowsWorld) -> float:
+        kept = self._start
+        if kept is None or kept[0] is not world:
+            kept = self._start = (world, verifier.start_partial(world))
+        return kept[1]
 
     def instructions(self, world: WorkflowsWorld, invalid_action_limit: int) -> str:
         return task_card(world.task, world.anchor, int(world.horizon), invalid_action_limit)
 
     def reward(self, ctx: Ctx, phi_before: float, phi_after: float, started: float, new: Sequence[Event]) -> float:
         """0 until the episode ends; then the verdict the final observation shows (1 pass, 0 fail): the
-        return is the score's primary, and nothing is paid for a step before the agent is told the outcome."""
+        return is the score's primary, and nothing is paid for a step before the agent is told the outcome.
+        With ``partial_reward`` each step pays the change in ``verifier.progress`` (the tables' until the end, the
+        whole verdict's at the end), so the return is the end's progress, 1 for a pass, and a cut episode's
+        return is the progress its tables show."""
         if any(e.kind == "episode_ended" for e in new):
-            return 1.0 if observe.verdict(ctx) == "pass" else 0.0
-        return 0.0
+            passed = observe.verdict(ctx) == "pass"  # computes (and keeps) the report the score will hand out
+            if self.partial:
+                end = 1.0 if passed else verifier.progress(ctx.world, ctx.state, ctx.log,
+                                                           self._start_partial(ctx.world), self.judge)  # fmt: skip
+                return end - phi_before
+            return 1.0 if passed else 0.0
+        return phi_after - phi_before if self.partial else 0.0
 
     def score(self, world: WorkflowsWorld, s: WorkflowsState, log: EventLog, v: Verifier) -> dict[str, Any]:
-        return verifier.final_score(world, s, log, self.judge)
+        report = verifier.final_score(world, s, log, self.judge)
+        # a run trained on a reshaped reward says so on its report (the figures themselves are the verifier's)
+        return {**report, "training_ablations": list(self.ablations)} if self.ablations else report
 
 
 class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
@@ -141,7 +172,8 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
         ``llm.TapeVoice`` replaying a recorded tape), llm (the endpoint of both: {"model", "base_url",
         "api_key_env"}), pack (a template pack's directory, or ``"workflows-counterparty"``, the pack the package
         ships: policy documents and simulated people who act; the templates come from it instead of the
-        package's catalogue; ``docs/workflows.md``).
+        package's catalogue; ``docs/workflows.md``), ablation (training only, the reward reshaped:
+        ``TRAINING_ABLATIONS``; ``salesgym bench`` refuses it).
 
     Version history
         v0 (workflows-gen/1, workflows-task/1): initial release. workflows-task/2: message rubrics, scripted
@@ -164,11 +196,16 @@ class WorkflowsEnv(Environment[WorkflowsWorld, WorkflowsState]):
         voice: Any = None,
         llm: Mapping[str, Any] | None = None,
         pack: str | Path | None = None,
+        ablation: str | Sequence[str] | None = None,
     ) -> None:
         if invalid_action_limit < 1:
             raise ValueError("invalid_action_limit must be at least 1")
+        ablations = (ablation,) if isinstance(ablation, str) else tuple(ablation or ())
+        bad = [a for a in ablations if a not in TRAINING_ABLATIONS]
+        if bad:
+            raise ValueError(f"unknown ablation {bad}; choose from {list(TRAINING_ABLATIONS)}")
         check_options(template, tier, max_calls, pack)
-        rules = WorkflowsRules(build("judge", judge, llm), build("voice", voice, llm))
+        rules = WorkflowsRules(build("judge", judge, llm), build("voice", voice, llm), ablations)
         super().__init__(rules, invalid_action_limit=invalid_action_limit, verifier_key=verifier_key,
                          template=template, tier=tier, max_calls=max_calls,
                          pack=None if pack is None else pack if pack in packs.builtin()

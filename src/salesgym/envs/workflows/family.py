@@ -10,7 +10,7 @@ from typing import Any
 
 from salesgym.core.family import FamilySpec, SplitColumns, no_held_out_choice
 from salesgym.envs.workflows import packs, splits
-from salesgym.envs.workflows.env import TIERS
+from salesgym.envs.workflows.env import TIERS, TRAINING_ABLATIONS
 from salesgym.envs.workflows.report_words import REPORT_WORDS
 
 
@@ -86,6 +86,7 @@ SPEC = FamilySpec(
     scenario_words={"family": "tier", "template": "workflow template", "n_opportunities": "apps",
                     "horizon_days": "-"},
     scenario_tags={"apps": "app"},  # a per-app breakdown
+    training_ablations=TRAINING_ABLATIONS,
     trajectory_data=("clock", "told", "episode"),
     private_plan=_private_plan,
     load_pack=_load_pack,

@@ -378,6 +378,37 @@ def score(world: WorkflowsWorld, state: WorkflowsState, log: EventLog, judge: Ju
     }
 
 
+def progress(world: WorkflowsWorld, state: WorkflowsState, log: EventLog | None, start: float,
+             judge: Judge | None = None) -> float:
+    """The ``partial_reward`` training ablation's measure: the partial score rescaled so that ``start`` (the
+    partial score of the task as it started, :func:`start_partial`) is 0 and a pass is 1, never below 0 (a
+    violation voids the checks' credit). Many checks hold before any call (nothing else was touched, a field
+    already right), so the raw partial score would pay doing nothing. With ``log`` the whole verdict (calls,
+    messages, audit); without, the tables alone (what a step can afford, and all that a cut episode shows)."""
+    if log is not None:
+        end = float(_kept_report(world, state, log, judge)["partial"])
+    else:
+        end = float(judge_states(world.secret, world.tables, state.tables, (), state.summary)["partial"])
+    if start >= 1.0:
+        return 0.0
+    return round(max(0.0, (end - start) / (1.0 - start)), 4)  # both are rounded to 6 places
+
+
+def start_partial(world: WorkflowsWorld) -> float:
+    """The partial score of the task as it started: the start tables, no call, no message."""
+    return float(judge_states(world.secret, world.tables, world.tables, ())["partial"])
+
+
+def _kept_report(world: WorkflowsWorld, state: WorkflowsState, log: EventLog,
+                     judge: Judge | None = None) -> dict[str, Any]:  # fmt: skip
+    """The report :func:`verdict` kept for this episode, left kept for ``score()`` (else computed afresh)."""
+    with _kept_lock:
+        entry = _kept.get(id(state))
+    if entry is not None and _same(entry, world, state, log, judge):
+        return entry[5]
+    return score(world, state, log, judge)
+
+
 # --- the verdict of a finished episode, computed once -----------------------------------------------------------
 # The final step asks for the verdict (its reward and its observation) and ``score()`` then asks for the whole
 # report: the report is kept from the step and handed to ``score()`` once, so it is computed once. An entry holds
