@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import salesgym
-from salesgym.adapters.compact_tools import compact_tools, first_sentence
 from salesgym.adapters.rollout import RolloutConfig
+from salesgym.llm.compact_tools import compact_tools, first_sentence
 
 
 def _fields(schema: Mapping[str, Any], defs: Mapping[str, Any], path: str = "") -> Iterator[tuple[str, bool]]:

@@ -23,11 +23,11 @@ from typing import Any, Literal
 import salesgym
 from salesgym.adapters.chat_tokens import ChatTokens, Message, Tokenizer
 from salesgym.adapters.clients import ModelClient, turn_seed
-from salesgym.adapters.compact_tools import compact_tools
 from salesgym.agents.llm.policy import DEFAULT_SYSTEM, NUDGE
 from salesgym.agents.llm.text_calls import parse_tool_call
 from salesgym.core.events import sha256_of
 from salesgym.core.observation_text import observation_text
+from salesgym.llm.compact_tools import compact_tools
 
 FORMAT = "salesgym-token-trajectory/1"
 
@@ -37,7 +37,7 @@ class RolloutConfig:
     """``max_turns`` replies per episode; ``max_new_tokens`` per reply; ``max_tokens`` for the whole
     sequence (prompt and completion: a turn that might not fit is not started); ``template_kwargs`` go to
     the chat template; ``tool_schemas`` is how the prompt shows the tools: ``"full"`` (the environment's
-    schemas) or ``"compact"`` (:mod:`salesgym.adapters.compact_tools`, for a model with a short context)."""
+    schemas) or ``"compact"`` (:mod:`salesgym.llm.compact_tools`, for a model with a short context)."""
 
     max_turns: int = 32
     max_new_tokens: int = 512

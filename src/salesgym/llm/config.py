@@ -15,6 +15,7 @@ ContextStrategy = Literal["full", "window", "summary", "state"]
 DEFAULT_CONTEXT_TOKENS = 32_000  # when neither the configuration nor the endpoint's /v1/models says
 TOOL_CHOICES = ("auto", "required", "none")
 MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
+ToolSchemas = Literal["full", "compact"]
 STRATEGIES: tuple[str, ...] = get_args(ContextStrategy)
 
 
@@ -49,7 +50,10 @@ class LLMConfig:
     ``wall_budget``. Failures: ``max_no_tool_call`` consecutive replies without a tool call end the episode;
     at most ``max_calls_per_reply`` tool calls of one reply are carried out. ``text_tool_calls``: a reply with no
     tool call whose text has ``<tool_call>`` blocks (a server that parses none) makes those calls
-    (:mod:`salesgym.agents.llm.text_calls`).
+    (:mod:`salesgym.agents.llm.text_calls`). ``tool_schemas``: how a request shows the tools, ``full`` (the
+    environment's schemas) or ``compact`` (each tool's name, first sentence and argument names and types:
+    :mod:`salesgym.llm.compact_tools`, for a model whose context the full list does not fit; the environment
+    still checks every call against its full schema).
     """
 
     model: str = ""
@@ -81,6 +85,7 @@ class LLMConfig:
     max_no_tool_call: int = 3
     max_calls_per_reply: int = 8
     text_tool_calls: bool = True
+    tool_schemas: ToolSchemas = "full"
 
     def __post_init__(self) -> None:
         problems = []
@@ -117,6 +122,8 @@ class LLMConfig:
             problems.append(f"full_drop_to must be in [0.1, 1], got {self.full_drop_to!r}")
         if _is_int(self.max_tokens) and _is_int(self.context_tokens) and self.max_tokens >= (self.context_tokens or 0):
             problems.append(f"max_tokens ({self.max_tokens}) must be below context_tokens ({self.context_tokens})")
+        if self.tool_schemas not in get_args(ToolSchemas):
+            problems.append(f"tool_schemas must be full or compact, got {self.tool_schemas!r}")
         if not isinstance(self.extra_body, Mapping):
             problems.append("extra_body must be a mapping")
         if problems:

@@ -50,6 +50,7 @@ from salesgym.agents.llm.text_calls import calls_in_text
 from salesgym.agents.llm.tokens import TokenEstimator, json_chars
 from salesgym.core.observation_text import observation_text
 from salesgym.llm.client import ChatClient, Completion, DeadlineExceeded, EndpointError
+from salesgym.llm.compact_tools import compact_tools
 from salesgym.llm.config import DEFAULT_CONTEXT_TOKENS, LLMConfig
 
 FAILURE_KINDS = ("no_tool_call", "malformed_call", "refused_call", "endpoint_error", "extra_tool_calls")
@@ -137,7 +138,7 @@ class LLMPolicy(Policy):
             self._client = ChatClient(self.config)
         c = self.config
         self._context_tokens, self._context_from = self._context(self._client)
-        self._tools = list(tool_schemas)
+        self._tools = list(tool_schemas) if c.tool_schemas == "full" else compact_tools(tool_schemas)
         self._tool_names = {t.get("function", {}).get("name") for t in self._tools}
         self._estimator = TokenEstimator()
         self._unfit = None if c.max_tokens < self._context_tokens else (
