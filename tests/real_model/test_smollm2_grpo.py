@@ -37,16 +37,21 @@ def _recipe() -> Any:
     return module
 
 
-def test_one_grpo_step_on_smollm2_with_the_environments_own_reward(tmp_path: Path,
-                                                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+def _one_step(recipe: Any, config: str, out: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """``config`` cut to one step: a group of 2 copies, one reply of at most 48 tokens each."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    recipe = _recipe()
     cache = smollm2.cache_dir(tmp_path_factory.getbasetemp()) / "tokenizer"
-    cfg = recipe.load_config(RECIPE / "grpo_smollm2_cpu.yaml", [
-        f"grpo.output_dir={tmp_path}", "grpo.max_steps=1", "grpo.num_generations=2",
+    return recipe.load_config(RECIPE / config, [
+        f"grpo.output_dir={out}", "grpo.max_steps=1", "grpo.num_generations=2",
         "grpo.per_device_train_batch_size=2", "rollout.max_turns=1", "rollout.max_new_tokens=48",
         f"tokenizer_cache={cache}",
     ])  # fmt: skip
+
+
+def test_one_grpo_step_on_smollm2_with_the_environments_own_reward(tmp_path: Path,
+                                                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+    recipe = _recipe()
+    cfg = _one_step(recipe, "grpo_smollm2_cpu.yaml", tmp_path, tmp_path_factory)
     assert cfg["model"] == recipe.SMOLLM2 and len(cfg["curriculum"]["stages"]) == 1
     built = recipe.build(cfg)
     steps = recipe.step_report(built)
@@ -70,14 +75,8 @@ def test_one_grpo_step_on_smollm2_at_the_workflows_first_stage(tmp_path: Path,
                                                                tmp_path_factory: pytest.TempPathFactory) -> None:
     """The learnable first stage (``grpo_smollm2_workflows.yaml``): tier-1 workflows tasks, partial_reward, the
     tools shown compact so that the prompt fits SmolLM2's context."""
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     recipe = _recipe()
-    cache = smollm2.cache_dir(tmp_path_factory.getbasetemp()) / "tokenizer"
-    cfg = recipe.load_config(RECIPE / "grpo_smollm2_workflows.yaml", [
-        f"grpo.output_dir={tmp_path}", "grpo.max_steps=1", "grpo.num_generations=2",
-        "grpo.per_device_train_batch_size=2", "rollout.max_turns=1", "rollout.max_new_tokens=48",
-        f"tokenizer_cache={cache}",
-    ])  # fmt: skip
+    cfg = _one_step(recipe, "grpo_smollm2_workflows.yaml", tmp_path, tmp_path_factory)
     built = recipe.build(cfg)
     steps = recipe.step_report(built)
     built.trainer.train()

@@ -452,22 +452,12 @@ class Environment(Generic[W, S]):
             head = heap.peek()
             exo = tape[state.tape_index] if state.tape_index < len(tape) else None
             if exo is not None and exo.due <= target and (head is None or exo.due < head.due):
-                ctx.emit(
-                    "tape_item_due",
-                    "world",
-                    {"index": state.tape_index, "what": exo.kind},
-                    max(exo.due, state.now),
-                    owned=True,
-                )
+                due = {"index": state.tape_index, "what": exo.kind}
+                ctx.emit("tape_item_due", "world", due, max(exo.due, state.now), owned=True)
                 fire(ctx, exo)
             elif head is not None and head.due <= target:
-                ctx.emit(
-                    "item_due",
-                    "world",
-                    {"item_id": head.item_id, "what": head.kind},
-                    max(head.due, state.now),
-                    owned=True,
-                )
+                due = {"item_id": head.item_id, "what": head.kind}
+                ctx.emit("item_due", "world", due, max(head.due, state.now), owned=True)
                 fire(ctx, head)
             else:
                 return target
