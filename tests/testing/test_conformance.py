@@ -32,7 +32,8 @@ SLOW = {"determinism_across_processes"}  # one subprocess per case is enough on 
 
 def _marked(case: Case) -> Any:
     """A case of a family whose episodes need a browser runs with the browser sweep (``-m ui_sweep``), not by
-    default: minutes per check (``.ci/run`` runs them: ``-m ui_sweep tests/testing/test_conformance.py``)."""
+    default: minutes per check (``-m ui_sweep tests/testing/test_conformance.py``; docs/computer-use.md says
+    what their whole runs found)."""
     slow = salesgym.family(case.env_id).kit_campaign
     return pytest.param(case, marks=pytest.mark.ui_sweep, id=str(case)) if slow else pytest.param(case, id=str(case))
 
