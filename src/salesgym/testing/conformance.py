@@ -466,6 +466,29 @@ def _same_rewards(case: Case, env: Any, twin_world: Any) -> None:
     assert a.rewards == b.rewards, "rewards depend on a hidden value no buyer reads"
 
 
+def first_difference(a: Any, b: Any, path: str = "step") -> str:
+    """Where two nested values first differ (a path of keys and indexes) and what stands there on each side,
+    cut short: what a failed equality of two steps says, so the cause is found without re-running."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        for key in sorted(set(a) | set(b), key=str):
+            if key not in a or key not in b:
+                return f"{path}[{key!r}] is on one side only"
+            if a[key] != b[key]:
+                return first_difference(a[key], b[key], f"{path}[{key!r}]")
+    elif isinstance(a, list | tuple) and isinstance(b, list | tuple) and type(a) is type(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            if x != y:
+                return first_difference(x, y, f"{path}[{i}]")
+        if len(a) != len(b):
+            return f"{path} has {len(a)} items on one side, {len(b)} on the other"
+    return f"{path}: {_short(a)} != {_short(b)}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 160 else f"{text[:160]}... ({len(text)} characters)"
+
+
 def check_no_side_channel(case: Case, seed: int = 5, twins: int = 3) -> None:
     """A twin world with the same public facts and other hidden truth looks exactly the same to the agent
     (results, ids, counts, timing, text, rewards, ``info``) for as long as what it has been *told* is the same:
@@ -488,7 +511,9 @@ def check_no_side_channel(case: Case, seed: int = 5, twins: int = 3) -> None:
             step_a, step_b = a.step(action), b.step(action)
             if hooks.told(step_a[0]) != hooks.told(step_b[0]):
                 break  # the agent was told something different: from here on they may differ
-            assert step_a == step_b, f"the agent can tell the twins apart after {action!r}"
+            assert step_a == step_b, (
+                f"the agent can tell the twins apart after {action!r}: {first_difference(step_a, step_b)}"
+            )
             compared += 1
             if step_a[2] or step_a[3]:
                 break
