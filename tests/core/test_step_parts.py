@@ -11,13 +11,15 @@ from tests.core.test_tools import BOX, GOOD
 
 import salesgym
 from salesgym.core import env as core_env
-from salesgym.core.env import public_event_id, public_event_ids, result_dict
-from salesgym.core.tools import ToolError, ToolResult
+from salesgym.core.env import public_event_id, public_event_ids
+from salesgym.core.tools import ToolError, ToolResult, result_dict
 
 
 def test_result_dict_is_the_tool_results_dict() -> None:
     resources, output = {"seller": 0.25}, {"a": 1}
     made = result_dict("ok", 12, 0.25, resources, ["e000010", "e000011"], output)
+    assert made == {"status": "ok", "state_version": 12, "time_cost": 0.25, "resource_cost": {"seller": 0.25},
+                    "event_ids": ["e000010", "e000011"], "output": {"a": 1}}  # fmt: skip
     assert made == ToolResult("ok", 12, 0.25, resources, ("e000010", "e000011"), output).to_dict()
     assert made["resource_cost"] is not resources and made["output"] is not output  # the caller's are not shared
 

@@ -36,7 +36,7 @@ from salesgym.core.evidence import Evidence, Verifier
 from salesgym.core.numbers import rounded
 from salesgym.core.rng import uniform
 from salesgym.core.state import State
-from salesgym.core.tools import ToolBox, ToolError, mcp_schema
+from salesgym.core.tools import ToolBox, ToolError, mcp_schema, result_dict
 
 TIME_DECIMALS = 4  # simulated time is kept to 1/10000 of a time unit
 
@@ -88,19 +88,6 @@ def public_event_ids(first: int, end: int) -> list[str]:
             return list(map(public_event_id, range(first, end)))
         ids.extend(map(public_event_id, range(len(ids), end)))
     return ids[first:end]
-
-
-def result_dict(
-    status: str,
-    state_version: int,
-    time_cost: float,
-    resource_cost: Mapping[str, float],
-    event_ids: list[str],
-    output: Mapping[str, Any],
-) -> dict[str, Any]:
-    """A step's tool result as the agent gets it (``ToolResult(...).to_dict()``, built in one go)."""
-    return {"status": status, "state_version": state_version, "time_cost": time_cost,
-            "resource_cost": dict(resource_cost), "event_ids": event_ids, "output": dict(output)}  # fmt: skip
 
 
 class World(Protocol):

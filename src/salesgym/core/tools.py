@@ -202,14 +202,22 @@ class ToolResult(NamedTuple):
     output: Mapping[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "state_version": self.state_version,
-            "time_cost": self.time_cost,
-            "resource_cost": dict(self.resource_cost),
-            "event_ids": list(self.event_ids),
-            "output": dict(self.output),
-        }
+        return result_dict(self.status, self.state_version, self.time_cost, self.resource_cost,
+                           list(self.event_ids), self.output)  # fmt: skip
+
+
+def result_dict(
+    status: str,
+    state_version: int,
+    time_cost: float,
+    resource_cost: Mapping[str, float],
+    event_ids: list[str],
+    output: Mapping[str, Any],
+) -> dict[str, Any]:
+    """A tool result as the agent gets it (what ``ToolResult.to_dict`` gives; the engine's step builds it directly,
+    without the named tuple)."""
+    return {"status": status, "state_version": state_version, "time_cost": time_cost,
+            "resource_cost": dict(resource_cost), "event_ids": event_ids, "output": dict(output)}  # fmt: skip
 
 
 def json_problem(model: type[BaseModel], value: object) -> str | None:
