@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -52,18 +52,21 @@ def tool_outcome(template: str, seed: int) -> dict[str, Any]:
 
 
 class Scanned(Policy):
-    """``inner``, with the leak scan over each observation it is given and each tool result (the scanner made at
-    reset, on the episode's fresh browser context)."""
+    """The policy ``make`` builds at reset (after the environment's reset, so it may read the instance), with the
+    leak scan over each observation it is given and each tool result (the scanner made at reset, on the episode's
+    fresh browser context)."""
 
-    def __init__(self, inner: Policy, env: Any) -> None:
-        super().__init__(inner.seed)
-        self.inner, self.env = inner, env
+    def __init__(self, make: Callable[[], Policy], env: Any, seed: int) -> None:
+        super().__init__(seed)
+        self.make, self.env = make, env
+        self.inner: Any = None
         self.scanner: Any = None
         self.result: dict[str, Any] = {}
 
     def reset(self, observation: dict[str, Any], tool_schemas: list[dict[str, Any]], instructions: str = "") -> None:
         from salesgym.envs.workflows_ui.conformance import LeakScanner
 
+        self.inner = self.make()
         self.inner.reset(observation, tool_schemas, instructions)
         self.scanner, self.result = LeakScanner(self.env), {}
         self.scan(observation)
@@ -91,9 +94,7 @@ def check(template: str, seed: int, variant: str = "default") -> Checked:
     start = time.perf_counter()
     env = WorkflowsUIEnv(template=template, variant=variant, screenshot=False, axtree=False)
     try:
-        env.reset(seed=seed)
-        policy = UIReference(seed, env.hidden_truth())
-        scanned = Scanned(policy, env)
+        scanned = Scanned(lambda: UIReference(seed, env.hidden_truth()), env, seed)  # one reset: the episode's
         problems = []
         episode = rollout(env, scanned, seed=seed)
         for step in episode:
@@ -101,7 +102,7 @@ def check(template: str, seed: int, variant: str = "default") -> Checked:
                 problems.append(f"{step.action}: {step.info['tool_result']['output'].get('error')}")
         if episode.end and episode.end.startswith("stopped") and "is played" not in episode.end:
             problems.append(episode.end)
-        problems += policy.mismatches
+        problems += scanned.inner.mismatches
         try:
             scanned.scan(env.observe())  # the end state's page too
         except AssertionError as leak:

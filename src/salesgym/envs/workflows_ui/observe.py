@@ -9,6 +9,8 @@ Everything comes from the page as rendered and from the task's public observatio
 from __future__ import annotations
 
 import base64
+import functools
+import pkgutil
 from typing import Any
 
 from salesgym.core.observation_text import episode_line
@@ -37,6 +39,27 @@ ELEMENTS_JS = """() => {
 }"""
 MAX_AXTREE_CHARS = 60_000
 IGNORED_ROLES = ["LineBreak", "InlineTextBox"]  # Chromium lists every line box; BrowserGym's tree text skips them
+
+
+@functools.cache
+def mark_script() -> str:
+    """BrowserGym's marking script, polling every 4 ms instead of 40 for the visibility observer's first callbacks
+    (they come with the next frame): the same marks, about 35 ms sooner per observation. Unchanged if a BrowserGym
+    version words its poll differently."""
+    script = (pkgutil.get_data("browsergym.core", "javascript/frame_mark_elements.js") or b"").decode("utf-8")
+    return script.replace("interval=40)", "interval=4)")
+
+
+def mark(page: Any) -> None:
+    """Give every element its BrowserGym id, as ``browsergym.core.observation._pre_extract`` does; a page with
+    frames (the apps have none) goes through BrowserGym's own routine, which marks frame by frame."""
+    from browsergym.core.constants import BROWSERGYM_ID_ATTRIBUTE
+    from browsergym.core.observation import _pre_extract
+
+    if page.main_frame.child_frames:
+        _pre_extract(page, tags_to_mark="standard_html", lenient=True)
+    else:
+        page.main_frame.evaluate(mark_script(), ["", BROWSERGYM_ID_ATTRIBUTE, "standard_html"])
 
 
 def axtree(cdp: Any) -> dict[str, Any]:
@@ -69,10 +92,10 @@ def page_view(page: Any, cdp: Any, screenshot: bool = True, with_axtree: bool = 
     """The page as the agent sees it: ``axtree`` (text, with ``[bid]`` ids; empty without ``with_axtree``),
     ``elements``, ``focused`` and a base64 PNG ``screenshot`` (the viewport). Bids are BrowserGym's (its marking
     script)."""
-    from browsergym.core.observation import _post_extract, _pre_extract
+    from browsergym.core.observation import _post_extract
     from browsergym.utils.obs import flatten_axtree_to_str
 
-    _pre_extract(page, tags_to_mark="standard_html", lenient=True)
+    mark(page)
     try:
         tree = axtree(cdp) if with_axtree else None
         found = page.evaluate(ELEMENTS_JS)
