@@ -1,5 +1,6 @@
-"""The tables a template's batch program reads (``jqread.py``): it gets only those, and gives the same values and
-errors as on the whole document; anything the analysis cannot prove gets the whole document."""
+"""The tables a template's batch program reads and the calls its assertions share (``jqread.py``): the batch gets
+only those tables and makes each shared call once, and gives the same values and errors as the batch as written
+on the whole document; anything the analysis cannot prove gets the batch as written and the whole document."""
 
 from __future__ import annotations
 
@@ -23,6 +24,15 @@ def _batch(template: str) -> tuple[tuple[str, ...], dict[str, Any], frozenset[tu
     return exprs, dict(secret.params), jqlib._compiled_many(exprs, tuple(sorted(secret.params)))[1]
 
 
+def _texts(exprs: tuple[str, ...], names: tuple[str, ...]) -> tuple[Any, Any, frozenset[tuple[str, str]] | None]:
+    """The batch as written and as run (its shared calls made once), each with the errors' messages, and the
+    tables it reads."""
+    text = jqlib.batch_text(exprs, names).replace('catch {"error": true}', 'catch {"error": .}')
+    reading = jqread.read(text)
+    shared = jqread.share(text, reading.shared, len(jqlib._batch_head(names)))
+    return jq.compile(text), jq.compile(shared), reading.tables
+
+
 def _documents(template: str, tables: frozenset[tuple[str, str]]) -> list[dict[str, Any]]:
     """The instance's document at its start, half-way through its reference solution and at its end; and the end
     with each table the batch reads emptied, made a string and made a list of a number (errors with values)."""
@@ -43,12 +53,11 @@ def _documents(template: str, tables: frozenset[tuple[str, str]]) -> list[dict[s
 def test_every_templates_batch_gives_on_the_tables_it_reads_what_it_gives_on_the_whole_document(template: str) -> None:
     exprs, params, tables = _batch(template)
     assert tables is not None  # every template's programs are proven to read named tables only
-    names = tuple(sorted(params))
-    with_messages = jq.compile(jqlib.batch_text(exprs, names).replace('catch {"error": true}', 'catch {"error": .}'))
+    written, run, _ = _texts(exprs, tuple(sorted(params)))
     errors = 0
     for doc in _documents(template, tables):
-        whole = with_messages.input_text(jqlib._input(doc, params)).first()
-        assert with_messages.input_text(jqlib._input(jqread.only(doc, tables), params)).first() == whole
+        whole = written.input_text(jqlib._input(doc, params)).first()
+        assert run.input_text(jqlib._input(jqread.only(doc, tables), params)).first() == whole
         assert jqlib.run_many(exprs, doc, params) == [r.get("ok") for r in whole]
         errors += sum("error" in r for r in whole)
     assert errors  # the broken tables made some programs fail: their messages were compared too
@@ -110,7 +119,7 @@ def test_the_analysis_parses_every_templates_batch_as_jq_does(template: str) -> 
 
 
 def _read(expr: str) -> frozenset[tuple[str, str]] | None:
-    return jqread.tables_read(jqlib.batch_text((expr,), ("e", "t")))
+    return jqread.read(jqlib.batch_text((expr,), ("e", "t"))).tables
 
 
 @pytest.mark.parametrize(("expr", "tables"), [
@@ -166,37 +175,65 @@ def test_the_batch_is_handed_only_the_tables_it_reads(monkeypatch: pytest.Monkey
 
 def _program(rnd: random.Random, depth: int = 0) -> str:
     """A random jq program over a small document: table reads, the document used as a value, bindings,
-    definitions, generators, errors."""
-    leaves = [".", ".crm", ".crm.contacts", '.crm["deals"]', ".sequencer.prospects", "$doc", "$doc.crm", "$x", "$k",
-              '"contacts"', "1", "null", ".nowhere.at_all", ".crm.contacts[0].id", "keys", "length", "tojson", "empty",
-              "error", 'error("e")', ".[]?", ".crm[]", "$__loc__", ".crm[$k]", "f", "g(.)", "..", ".crm.deals[]"]
-    if depth > 3 or rnd.random() < 0.3:
-        return rnd.choice(leaves)
+    definitions, generators, errors, the prelude's helpers (shared calls among them)."""
+    provable = [".crm.contacts", '.crm["deals"]', ".sequencer.prospects", "$doc.crm.notes", "$x", '"contacts"', "1",
+                "null", ".nowhere.at_all", ".crm.contacts[0].id", "empty", 'error("e")', ".crm.deals[]", "contact($e)",
+                'crm("deals"; $e)', 'crm("deals"; "2")', "[contact($e)]", "$doc | contact($e)", "$e",
+                'engagements("notes"; $e)', '.crm.contacts[0].properties.email as $e | contact($e)',
+                "contact($e) | .id", 'crm("deals"; $e) | .id', '"contacts" as $k | .crm[$k]']  # fmt: skip
+    unproven = [".", ".crm", "$doc", "keys", "length", "tojson", "error", ".[]?", ".crm[]", "$__loc__", "..", "$k",
+                ".crm[$k]", "f", "g(.)"]  # fmt: skip
+    if depth > 2 or rnd.random() < 0.3:
+        return rnd.choice(unproven if rnd.random() < 0.1 else provable)
     a, b = _program(rnd, depth + 1), _program(rnd, depth + 1)
     return rnd.choice([
         f"{a} | {b}", f"{a}, {b}", f"[{a}]", f"{{k: {a}}}", f"({a}) == ({b})", f"({a}) // ({b})", f"{a} as $x | {b}",
+        f". as $x | {a}", f"$doc as $x | {a}", f". as $x | $x | {a}",
         f"try ({a}) catch ({b})", f"({a})?", f"if {a} then {b} else . end", f"def f: {a}; {b}", f"({a})[{b}]",
-        f"def g(h): h | {a}; {b}", f'"contacts" as $k | {a}', f"({a})[]", f"select({a})", f"map({a})", f"first({a})",
-        f"({a}) + ({b})", f"({a}) and ({b})", f"def f($y): $y | {a}; f({b})", f"[limit(2; {a})]",
+        f"def g(h): h | {a}; {b}", f'"contacts" as $k | {a}', f"({a})[]", f".crm.deals[] | select({a})",
+        f".crm.contacts | map({a})", f".crm.deals | first({a})",
+        f"({a}) + ({b})", f"({a}) and ({b})", f"def f($y): $y | {a}; f({b})", f".crm | [limit(2; {a})]",
     ])  # fmt: skip
 
 
 def test_random_programs_read_only_what_they_are_proven_to_read() -> None:
     rnd = random.Random(11)
-    doc = {"crm": {"contacts": [{"id": "1", "properties": {"email": "A@x.io"}}], "deals": [{"id": "2"}, 3],
-                   "notes": []},
+    doc = {"crm": {"contacts": [{"id": "1", "properties": {"email": "A@x.io"}}, {"id": "5", "properties": 7}],
+                   "deals": [{"id": "2"}, 3], "notes": [], "associations": []},
            "sequencer": {"prospects": [], "accounts": [{"id": 4}]}, "scheduler": {}}  # fmt: skip
-    proven = 0
-    for _ in range(2500):
-        text = jqlib.batch_text((_program(rnd),), ())
-        tables = jqread.tables_read(text)
-        if tables is None:
+    proven = shared = 0
+    for _ in range(600):
+        exprs = (_program(rnd), _program(rnd))
+        if jqread.read(jqlib.batch_text(exprs, ("e",))).tables is None:
             continue
         try:
-            program = jq.compile(text.replace('catch {"error": true}', 'catch {"error": .}'))
+            written, run, tables = _texts(exprs, ("e",))
         except ValueError:
-            continue
+            continue  # jq does not compile it
         proven += 1
-        pruned = jqread.only(doc, tables)
-        assert program.input_text(jqlib._input(pruned, {})).all() == program.input_text(jqlib._input(doc, {})).all()
-    assert proven > 300
+        shared += "__shared" in run.program_string
+        for e in ("a@x.io", "2", [1]):
+            given = {"e": e}
+            assert run.input_text(jqlib._input(jqread.only(doc, tables), given)).all() == written.input_text(
+                jqlib._input(doc, given)).all(), exprs
+    assert proven > 150 and shared > 8
+
+
+def test_a_call_several_assertions_make_is_made_once_and_each_sees_its_outputs_and_error() -> None:
+    doc = {"crm": {"contacts": [{"id": "1", "properties": {"email": "a@x.io"}}, 5,
+                                {"id": "2", "properties": {"email": "a@x.io"}}]}}  # fmt: skip
+    exprs = ("[contact($e) | .id]", 'try (contact($e) | .id) catch "caught"', ". as $d | $d | contact($e) | .id",
+             'crm("contacts"; "2") | .id', "contact($f) | .id")  # fmt: skip
+    params = {"e": "a@x.io", "f": "b@x.io"}
+    program = jqlib._compiled_many(exprs, ("e", "f"))[0].program_string
+    assert program.count("as $__shared") == 1 and program.count("$__shared0[]") == 3  # contact($e) once
+    assert jqlib.run_many(exprs, doc, params) == [None, ["1", "caught"], None, None, None]
+    doc["crm"]["contacts"].pop(1)
+    assert jqlib.run_many(exprs, doc, params) == [[["1", "2"]], ["1", "2"], ["1", "2"], ["2"], []]
+
+
+def test_a_program_that_names_the_shared_variables_is_run_as_written() -> None:
+    exprs = ("contact($e) | .id", "contact($e) | .id", "1 as $__shared0 | $__shared0")
+    assert "__shared0[]" not in jqlib._compiled_many(exprs, ("e",))[0].program_string
+    doc = {"crm": {"contacts": [{"id": "1", "properties": {"email": "a@x.io"}}]}}
+    assert jqlib.run_many(exprs, doc, {"e": "a@x.io"}) == [["1"], ["1"], [1]]

@@ -2,8 +2,9 @@
 dependency of the base install). Every program gets a small prelude of helpers and the instance's
 parameters as ``$name`` variables; compiled programs are cached by their text and parameter names. A template's
 assertions also run as one batch program (:func:`run_many`): one compilation per template and process, and the
-document handed to jq once instead of once per assertion, holding only the tables the batch is proven to read
-(``jqread.py``; the whole document where that is not proven).
+document handed to jq once instead of once per assertion, holding only the tables the batch is proven to read,
+and a call that several assertions make on the document computed once (``jqread.py``; where nothing is proven,
+the batch as written on the whole document).
 
 A *caller's* program (the HTTP verifier API's ad-hoc assertions) may only read the document and its declared
 variables: :func:`refuse_unsafe` refuses, before anything is compiled, every builtin that reaches beyond them
@@ -101,18 +102,28 @@ def compile_only(expr: str, params: dict[str, Any]) -> None:
         raise ValueError(str(err).split(" at <top-level>")[0]) from None
 
 
+def _batch_head(names: tuple[str, ...]) -> str:
+    binds = "".join(f"($__in.params[{_quote(n)}]) as ${n} | " for n in names)
+    return f"{PRELUDE}\n. as $__in | {binds}$__in.doc as $doc | "
+
+
 def batch_text(exprs: tuple[str, ...], names: tuple[str, ...]) -> str:
     """One program for all of ``exprs``: ``[{"ok": [outputs]} or {"error": true}, ...]``."""
-    binds = "".join(f"($__in.params[{_quote(n)}]) as ${n} | " for n in names)
     parts = ", ".join(f'(try {{"ok": [$doc | ({e})]}} catch {{"error": true}})' for e in exprs)
-    return f"{PRELUDE}\n. as $__in | {binds}$__in.doc as $doc | [{parts}]"
+    return f"{_batch_head(names)}[{parts}]"
 
 
 @lru_cache(maxsize=1024)
 def _compiled_many(exprs: tuple[str, ...], names: tuple[str, ...]) -> tuple[Any, frozenset[tuple[str, str]] | None]:
-    """The batch program, and the tables it reads (None: it may read more of the document)."""
+    """The batch program with the calls its assertions share computed once (``jqread.share``), and the tables it
+    reads (None: it may read more of the document)."""
     text = batch_text(exprs, names)
-    return _require_jq().compile(text), jqread.tables_read(text)
+    reading = jqread.read(text)
+    try:
+        program = _require_jq().compile(jqread.share(text, reading.shared, len(_batch_head(names))))
+    except ValueError:
+        program = _require_jq().compile(text)  # jq's own error for the batch as written
+    return program, reading.tables
 
 
 def run_many(exprs: tuple[str, ...], document: Any, params: dict[str, Any]) -> list[list[Any] | None]:

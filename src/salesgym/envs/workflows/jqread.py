@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 Node = tuple[Any, ...]  # ("kind", ...): see _Parser
-Value = tuple[Any, ...]  # ("input",), ("doc",), ("app", name), ("const", value), ("plain",)
-INPUT, DOC, PLAIN = ("input",), ("doc",), ("plain",)
+# ("input",) ("doc",) ("app", name) ("const", value) ("params",) ("param", name) ("plain",)
+Value = tuple[Any, ...]
+INPUT, DOC, PARAMS, PLAIN = ("input",), ("doc",), ("params",), ("plain",)
 WHOLE = frozenset({"input", "doc", "app"})  # values that hold (part of) the document beyond one table
 
 # builtins whose result is not a function of their input and arguments, or that walk a value's keys or paths:
@@ -39,15 +41,24 @@ class Unproven(Exception):
     """The program does something this analysis cannot prove reads only named tables."""
 
 
-def tables_read(program: str) -> frozenset[tuple[str, str]] | None:
-    """Every ``(app, table)`` that ``program`` (run on ``{"doc": document, "params": ...}``) reads, or None when
-    it may read more of the document than tables named by constants."""
+class Reading(NamedTuple):
+    """What a program reads: ``tables``, every ``(app, table)`` (None: it may read more of the document than tables
+    named by constants); ``shared``, the ``(start, end)`` of each call that may be computed once where ``$doc`` is
+    bound (``$__in.doc as $doc | HERE``) and its outputs and error replayed where it was written: a call of a
+    function defined there, on the document itself, whose arguments are constants or the same parameters there."""
+
+    tables: frozenset[tuple[str, str]] | None
+    shared: tuple[tuple[int, int], ...] = ()
+
+
+def read(program: str) -> Reading:
+    """What ``program``, run on ``{"doc": document, "params": {...}}``, reads."""
     try:
         reader = _Reader()
         reader.plain(reader.ev(_Parser(program).program(), INPUT, {}))
-        return frozenset(reader.tables)
     except (Unproven, RecursionError):
-        return None
+        return Reading(None)
+    return Reading(frozenset(reader.tables), tuple(sorted(span for span, ok in reader.shared.items() if ok)))
 
 
 def only(document: Any, tables: frozenset[tuple[str, str]]) -> Any:
@@ -67,6 +78,25 @@ def only(document: Any, tables: frozenset[tuple[str, str]]) -> Any:
     return out
 
 
+def share(text: str, spans: tuple[tuple[int, int], ...], start: int) -> str:
+    """``text`` with every call at ``spans`` after ``start`` whose text is written twice or more (``Reading.shared``)
+    computed once at ``start``, on ``$doc``, and replayed where it was written: its outputs, then its error if it
+    raised one (jq's ``try`` keeps a generator's outputs before its error), so each place sees what it saw."""
+    if "__shared" in text:  # a program's own variable of that name would be shadowed
+        return text
+    sites = [(a, b) for a, b in spans if a >= start]
+    counts = Counter(text[a:b] for a, b in sites)
+    names = {call: f"$__shared{i}" for i, call in enumerate(c for c, n in counts.items() if n > 1)}
+    out = [text[:start]] + [f'($doc | [try ({call} | [.]) catch ["error", .]]) as {name} | '
+                            for call, name in names.items()]  # fmt: skip
+    last = start
+    for a, b in sites:
+        if text[a:b] in names:
+            out += [text[last:a], f"({names[text[a:b]]}[] | if length == 1 then .[0] else error(.[1]) end)"]
+            last = b
+    return "".join(out) + text[last:]
+
+
 # --- the parser -------------------------------------------------------------------------------------------------
 _TOKEN = re.compile(r"""
       (?P<space>\s+)
@@ -82,7 +112,7 @@ _KEYWORDS = frozenset({"as", "def", "if", "then", "elif", "else", "end", "and", 
 _LEVELS = (("or",), ("and",), ("==", "!=", "<", "<=", ">", ">="), ("+", "-"), ("*", "/", "%"))
 
 
-def _tokens(text: str) -> Iterator[tuple[str, str]]:
+def _tokens(text: str) -> Iterator[tuple[str, str, int]]:
     i = 0
     while i < len(text):
         m = _TOKEN.match(text, i)
@@ -90,7 +120,7 @@ def _tokens(text: str) -> Iterator[tuple[str, str]]:
             raise Unproven(f"unknown character {text[i]!r}")  # comments, formats, ...
         i = m.end()
         if m.lastgroup != "space":
-            yield m.lastgroup or "", m.group()
+            yield m.lastgroup or "", m.group(), m.start()
 
 
 class _Parser:
@@ -98,10 +128,13 @@ class _Parser:
     ("try", body, catch | None)
     ("pipe", a, b) ("comma", a, b) ("lit", value) ("array", body | None) ("object", [(key, value)])
     ("bin", op, a, b) ("alt", a, b) ("if", [(cond, then)], else | None) ("bind", source, name, body)
-    ("var", name) ("def", name, params, body, rest) ("call", name, args)."""
+    ("var", name) ("def", name, params, body, rest) ("call", name, args, (start, end) in the text)."""
 
     def __init__(self, text: str) -> None:
-        self.toks = list(_tokens(text))
+        tokens = list(_tokens(text))
+        self.toks = [(kind, text) for kind, text, _ in tokens]
+        self.ends = [start + len(text) for _, text, start in tokens]
+        self.starts = [start for _, _, start in tokens]
         self.i = 0
 
     def program(self) -> Node:
@@ -256,6 +289,7 @@ class _Parser:
             return ("def", name, tuple(params), body, self.pipe())
         if text in _KEYWORDS:
             raise Unproven(f"{text!r}")
+        start = self.starts[self.i - 1]
         args: list[Node] = []
         if self.at("("):
             self.take()
@@ -264,7 +298,7 @@ class _Parser:
                 self.take()
                 args.append(self.pipe())
             self.take(")")
-        return ("call", text, tuple(args))
+        return ("call", text, tuple(args), (start, self.ends[self.i - 1]))
 
     def object(self) -> Node:
         pairs: list[tuple[Node, Node]] = []
@@ -329,6 +363,8 @@ class _Reader:
     def __init__(self) -> None:
         self.tables: set[tuple[str, str]] = set()
         self.calls = 0
+        self.top: dict[Any, Any] | None = None  # the scope where $doc is bound to the document
+        self.shared: dict[tuple[int, int], bool] = {}  # each call's place: shareable wherever it ran
 
     def plain(self, value: Value) -> Value:
         if value[0] in WHOLE:
@@ -346,13 +382,13 @@ class _Reader:
         """``of[key]``."""
         if of[0] not in WHOLE:
             self.plain(key)
-            return PLAIN
+            return ("param", key[1]) if of == PARAMS and key[0] == "const" else PLAIN
         if key[0] != "const" or not isinstance(key[1], str):
             raise Unproven("a key known only at run time")
         if of == INPUT:
             if key[1] not in ("doc", "params"):
                 raise Unproven("the input's other keys")
-            return DOC if key[1] == "doc" else PLAIN
+            return DOC if key[1] == "doc" else PARAMS
         if of == DOC:
             return ("app", key[1])
         self.tables.add((of[1], key[1]))
@@ -400,7 +436,11 @@ class _Reader:
             assert out is not None
             return self.join(out, inp if node[2] is None else self.ev(node[2], inp, env))
         if kind == "bind":
-            return self.ev(node[3], inp, {**env, "$" + node[2]: self.ev(node[1], inp, env)})
+            value = self.ev(node[1], inp, env)
+            inner = {**env, "$" + node[2]: value}
+            if self.top is None and (node[2], value) == ("doc", DOC):
+                self.top = inner
+            return self.ev(node[3], inp, inner)
         if kind == "var":
             if "$" + node[1] not in env:
                 raise Unproven(f"${node[1]}")  # $__loc__, $ENV, ...
@@ -409,9 +449,10 @@ class _Reader:
             d = _Def(node[2], node[3])
             d.env = {**env, (node[1], len(node[2])): d}  # it sees itself
             return self.ev(node[4], inp, d.env)
-        return self.call(node[1], node[2], inp, env)
+        return self.call(node, inp, env)
 
-    def call(self, name: str, args: tuple[Node, ...], inp: Value, env: dict[Any, Any]) -> Value:
+    def call(self, node: Node, inp: Value, env: dict[Any, Any]) -> Value:
+        _, name, args, span = node
         f = env.get((name, len(args)))
         if f is not None:
             self.calls += 1
@@ -420,6 +461,7 @@ class _Reader:
         if isinstance(f, _Arg):
             return self.ev(f.node, inp, f.env)
         if isinstance(f, _Def):
+            self.shared[span] = self.shared.get(span, True) and self.shareable(f, node, inp, env)
             local = dict(f.env)
             for param, arg in zip(f.params, args, strict=True):
                 if param.startswith("$"):  # def f($a): a value, and a filter of the same name
@@ -438,3 +480,11 @@ class _Reader:
             self.plain(self.ev(arg, PLAIN, env))
         return PLAIN
 
+    def shareable(self, f: _Def, node: Node, inp: Value, env: dict[Any, Any]) -> bool:
+        """Whether the call gives what the same text gives at the top scope: on the document, the same function,
+        and each argument a constant or a parameter there too."""
+        if inp != DOC or self.top is None or self.top.get((node[1], len(node[2]))) is not f:
+            return False
+        return all(arg[0] == "lit" or (arg[0] == "var" and env.get("$" + arg[1], PLAIN)[0] == "param"
+                                       and env.get("$" + arg[1]) == self.top.get("$" + arg[1]))
+                   for arg in node[2])  # fmt: skip
