@@ -109,7 +109,8 @@ _TOKEN = re.compile(r"""
 """, re.VERBOSE | re.DOTALL)
 _KEYWORDS = frozenset({"as", "def", "if", "then", "elif", "else", "end", "and", "or", "reduce", "foreach", "try",
                        "catch", "label", "import", "include", "__loc__"})  # fmt: skip
-_LEVELS = (("or",), ("and",), ("==", "!=", "<", "<=", ">", ">="), ("+", "-"), ("*", "/", "%"))
+_BINDING = {"or": 1, "and": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "+": 4, "-": 4, "*": 5, "/": 5,
+            "%": 5}  # how tightly each operator binds: all to the left, the comparisons not chained  # fmt: skip
 
 
 def _tokens(text: str) -> Iterator[tuple[str, str, int]]:
@@ -170,19 +171,20 @@ class _Parser:
         return node
 
     def alt(self) -> Node:  # '//' to the right; the assignments (same level) are not read
-        left = self.binary(0)
+        left = self.binary()
         return ("alt", left, self.alt()) if self.at("//") and self.take() else left
 
-    def binary(self, level: int) -> Node:
-        if level == len(_LEVELS):
-            return self.postfix()
-        node = self.binary(level + 1)
-        while self.at(*_LEVELS[level]):
-            op = self.take()[1]
-            node = ("bin", op, node, self.binary(level + 1))
-            if level == 2 and self.at(*_LEVELS[2]):
+    def binary(self, least: int = 1) -> Node:  # operators binding at least as tightly as ``least``
+        node = self.postfix()
+        while True:
+            kind, op = self.peek()
+            binding = _BINDING.get(op, 0) if kind in ("op", "ident") else 0
+            if binding < least:
+                return node
+            self.take()
+            node = ("bin", op, node, self.binary(binding + 1))
+            if binding == 3 and _BINDING.get(self.peek()[1]) == 3 and self.peek()[0] == "op":
                 raise Unproven("comparisons do not chain")
-        return node
 
     def postfix(self, binding: bool = True) -> Node:
         node = self.primary()
