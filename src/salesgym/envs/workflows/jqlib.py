@@ -10,8 +10,8 @@ A *caller's* program (the HTTP verifier API's ad-hoc assertions) may only read t
 variables: :func:`refuse_unsafe` refuses, before anything is compiled, every builtin that reaches beyond them
 (the environment, files and modules, the program's location, further inputs, the process's streams, its end).
 The service also runs such programs in a sandbox worker with an empty environment that can open no file
-(``serve/sandbox.py``), so a builtin missed here still finds nothing. This module imports nothing of the family,
-so that worker starts fast."""
+(``serve/sandbox.py``), so a builtin missed here still finds nothing. This module imports nothing of the family
+but ``jqread.py`` (which imports nothing), so that worker starts fast."""
 
 from __future__ import annotations
 
