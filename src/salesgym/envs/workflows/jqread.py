@@ -3,7 +3,8 @@
 
 The program is parsed as jq parses it (the part of jq the templates, the prelude and the batch use) and run
 abstractly on its input ``{"doc", "params"}``. An abstract value is that input, the document, one app of the
-document, a constant, or *plain*: any other value, which neither is nor holds any of the first three. The input,
+document, a constant, one parameter, or *plain*: any other value, which neither is nor holds any of the first
+three. The input,
 the document and an app may only be looked into by a constant key (``.crm.contacts``, ``.crm[$kind]`` with
 ``$kind`` bound to a constant), bound to a variable, piped on, or handed to a function the program defines: an
 app looked into by a constant key is a table the program reads. Everything else done with them (iterating,
@@ -12,7 +13,11 @@ error), and every construct this parser does not know (``..``, ``reduce``, strin
 destructuring, ``$__loc__``, ``input``, ``getpath``, ``keys``, comments, ...) gives ``None``: the whole document.
 Such a program never sees the document or an app as a value, only the tables it names, so on a document that
 holds just those tables it computes the same values and raises the same errors (differential tests,
-``tests/workflows/test_workflows_jqread.py``)."""
+``tests/workflows/test_workflows_jqread.py``).
+
+The same run finds the calls several assertions make alike: a helper defined where ``$doc`` is bound, called on
+the document itself with constants or parameters, gives the same outputs and error wherever it is written, so
+:func:`share` makes it once there and replays it in each place."""
 
 from __future__ import annotations
 
