@@ -237,3 +237,13 @@ def test_a_program_that_names_the_shared_variables_is_run_as_written() -> None:
     assert "__shared0[]" not in jqlib._compiled_many(exprs, ("e",))[0].program_string
     doc = {"crm": {"contacts": [{"id": "1", "properties": {"email": "a@x.io"}}]}}
     assert jqlib.run_many(exprs, doc, {"e": "a@x.io"}) == [["1"], ["1"], [1]]
+
+
+def test_the_pruned_document_keeps_what_the_whole_one_has_under_the_names_read() -> None:
+    doc = {"crm": {"contacts": [1], "deals": [2]}, "odd": "text", "empty": {}}
+    tables = frozenset({("crm", "deals"), ("crm", "nothing"), ("odd", "x"), ("empty", "y"), ("absent", "z")})
+    assert jqread.only(doc, tables) == {"crm": {"deals": [2]}, "odd": "text", "empty": {}}
+    exprs = (".crm.deals, .crm.nothing", "try .odd.x catch .", ".empty.y, .absent.z")
+    assert jqlib._compiled_many(exprs, ())[1] == tables
+    assert jqlib.run_many(exprs, doc, {}) == [jqlib.run(e, doc, {}) for e in exprs]  # run: the whole document
+    assert jqlib.run_many(exprs, doc, {})[0] == [[2], None]
