@@ -2,14 +2,16 @@
 dependency of the base install). Every program gets a small prelude of helpers and the instance's
 parameters as ``$name`` variables; compiled programs are cached by their text and parameter names. A template's
 assertions also run as one batch program (:func:`run_many`): one compilation per template and process, and the
-document handed to jq once instead of once per assertion.
+document handed to jq once instead of once per assertion, holding only the tables the batch is proven to read,
+and a call that several assertions make on the document computed once (``jqread.py``; where nothing is proven,
+the batch as written on the whole document).
 
 A *caller's* program (the HTTP verifier API's ad-hoc assertions) may only read the document and its declared
 variables: :func:`refuse_unsafe` refuses, before anything is compiled, every builtin that reaches beyond them
 (the environment, files and modules, the program's location, further inputs, the process's streams, its end).
 The service also runs such programs in a sandbox worker with an empty environment that can open no file
-(``serve/sandbox.py``), so a builtin missed here still finds nothing. This module imports nothing of the family,
-so that worker starts fast."""
+(``serve/sandbox.py``), so a builtin missed here still finds nothing. This module imports nothing of the family
+but ``jqread.py`` (which imports nothing), so that worker starts fast."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
+
+from salesgym.envs.workflows import jqread
 
 # The helpers give what their plain definitions give, value for value and error for error (differential tests);
 # they are written for jq's interpreter, whose every step counts in a verdict: a probe is downcased once, not
@@ -98,19 +102,37 @@ def compile_only(expr: str, params: dict[str, Any]) -> None:
         raise ValueError(str(err).split(" at <top-level>")[0]) from None
 
 
-@lru_cache(maxsize=1024)
-def _compiled_many(exprs: tuple[str, ...], names: tuple[str, ...]) -> Any:
+def _batch_head(names: tuple[str, ...]) -> str:
     binds = "".join(f"($__in.params[{_quote(n)}]) as ${n} | " for n in names)
+    return f"{PRELUDE}\n. as $__in | {binds}$__in.doc as $doc | "
+
+
+def batch_text(exprs: tuple[str, ...], names: tuple[str, ...]) -> str:
+    """One program for all of ``exprs``: ``[{"ok": [outputs]} or {"error": true}, ...]``."""
     parts = ", ".join(f'(try {{"ok": [$doc | ({e})]}} catch {{"error": true}})' for e in exprs)
-    return _require_jq().compile(f"{PRELUDE}\n. as $__in | {binds}$__in.doc as $doc | [{parts}]")
+    return f"{_batch_head(names)}[{parts}]"
+
+
+@lru_cache(maxsize=1024)
+def _compiled_many(exprs: tuple[str, ...], names: tuple[str, ...]) -> tuple[Any, frozenset[tuple[str, str]] | None]:
+    """The batch program with the calls its assertions share computed once (``jqread.share``), and the tables it
+    reads (None: it may read more of the document)."""
+    text = batch_text(exprs, names)
+    reading = jqread.read(text)
+    try:
+        program = _require_jq().compile(jqread.share(text, reading.shared, len(_batch_head(names))))
+    except ValueError:
+        program = _require_jq().compile(text)  # jq's own error for the batch as written
+    return program, reading.tables
 
 
 def run_many(exprs: tuple[str, ...], document: Any, params: dict[str, Any]) -> list[list[Any] | None]:
     """Every output of each of ``exprs`` on ``document``, as :func:`run` gives them; None for a program that
     failed (its caller runs it alone for the error's own message). Raises ``ValueError`` when the batch itself
     does not compile (one bad program): then run them one by one."""
-    names = tuple(sorted(params))
-    program = _compiled_many(exprs, names)
+    program, tables = _compiled_many(exprs, tuple(sorted(params)))
+    if tables is not None:  # the same values and errors, from the tables it reads (jq parses all it is given)
+        document = jqread.only(document, tables)
     (out,) = program.input_text(_input(document, params)).all()
     return [r.get("ok") for r in out]
 
