@@ -25,10 +25,15 @@ def test_the_cache_holds_one_int_object_per_id() -> None:
     ids = cache.encode(TEXT)
     assert ids == list(tok.backend_tokenizer.encode(TEXT, add_special_tokens=False).ids)
     again = cache.encode(TEXT.replace("Engaged 3", "Engaged 4").replace("o002s4", "o003s1"))
+    # the same words in pieces of their own (each piece and chunk is encoded once, by its own tokenizer call)
+    words = cache.encode("replies,arrive.replies;arrive: Pipeline! Engaged? replies-arrive")
     objects: dict[int, Any] = {}
-    for i in [*ids, *again]:
+    shared = 0
+    for i in [*ids, *again, *words]:
         if i > 256:  # ints up to 256 are one object in CPython anyway
+            shared += i in objects
             assert objects.setdefault(i, i) is i
+    assert shared > 10
 
 
 def test_an_answers_frame_is_found_by_its_shape() -> None:
@@ -36,7 +41,8 @@ def test_an_answers_frame_is_found_by_its_shape() -> None:
     answer = {"role": "tool", "tool_call_id": "call_0", "content": TEXT}
     expected = chat._rendered([answer])  # the template rendered whole: what the frame must reproduce
     assert chat.env_text([answer]) == expected
-    assert chat._shapes == {("tool", "role", "tool_call_id", "content"): chat._frames[("tool", ("role", "tool_call_id"))]}
+    frame = chat._frames[("tool", ("role", "tool_call_id"))]
+    assert chat._shapes == {("tool", "role", "tool_call_id", "content"): frame}
     reordered = {"content": TEXT, "tool_call_id": "call_0", "role": "tool"}  # another shape, the same frame
     assert chat.env_text([reordered]) == expected
     assert len(chat._frames) == 1 and len(chat._shapes) == 2

@@ -170,9 +170,10 @@ class ChatTokens:
         key = (str(role), tuple(sorted(k for k in message if k != "content")))
         if key not in self._frames:
             self._frames[key] = self._probe_frame(message)
-        if shape is not None and self._frames[key] is not None:
-            self._shapes[shape] = self._frames[key]
-        return self._frames[key]
+        found = self._frames[key]
+        if shape is not None and found is not None:
+            self._shapes[shape] = found
+        return found
 
     def _probe_frame(self, message: Message) -> tuple[str, str] | None:
         frames = set()
