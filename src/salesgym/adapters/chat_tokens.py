@@ -92,6 +92,7 @@ class ChatTokens:
             raise TemplateError("the chat template does not render an assistant message's content")
         self._stub_text = stub_text
         self._frames: dict[tuple[str, tuple[str, ...]], tuple[str, str] | None] = {}
+        self._shapes: dict[tuple[Any, ...], tuple[str, str]] = {}  # (role, *field names) -> a found frame
         self._turn_end = stub_text[at + len(_MARK) :]  # what the template puts after a reply: end token, newline
         self.eos_id = eos = tokenizer.eos_token_id  # read once: a transformers attribute look-up is slow
         self.eos_text = "" if eos is None else tokenizer.decode([eos], skip_special_tokens=False)
@@ -159,10 +160,20 @@ class ChatTokens:
         content = message.get("content")
         if not isinstance(content, str):
             return None
-        key = (str(message.get("role")), tuple(sorted(k for k in message if k != "content")))
+        role = message.get("role")
+        # the message's role and field names as they come (every turn's answer is the same shape): one look-up,
+        # no sorting; a shape first seen goes through the sorted key, so each frame is still probed once
+        shape = (role, *message) if type(role) is str else None
+        frame = self._shapes.get(shape) if shape is not None else None
+        if frame is not None:
+            return frame
+        key = (str(role), tuple(sorted(k for k in message if k != "content")))
         if key not in self._frames:
             self._frames[key] = self._probe_frame(message)
-        return self._frames[key]
+        found = self._frames[key]
+        if shape is not None and found is not None:
+            self._shapes[shape] = found
+        return found
 
     def _probe_frame(self, message: Message) -> tuple[str, str] | None:
         frames = set()

@@ -129,15 +129,16 @@ def play(
     has_logprobs = True
     traj.end = "max_turns"
     sequence = list(traj.prompt_ids)  # prompt and completion so far, grown in place: no copy per turn
+    completion, mask, turns = traj.completion_ids, traj.mask, traj.turns  # the trajectory's own lists, grown in place
     for turn in range(cfg.max_turns):
         if len(sequence) + cfg.max_new_tokens > cfg.max_tokens:
             traj.end = "context_limit"
             break
         gen = client.generate(sequence, max_new_tokens=cfg.max_new_tokens, seed=turn_seed(seed, index, turn))
-        start = len(traj.completion_ids)
-        traj.completion_ids += gen.ids
+        start = len(completion)
+        completion += gen.ids
         sequence += gen.ids
-        traj.mask += [1] * len(gen.ids)
+        mask += [1] * len(gen.ids)
         has_logprobs = has_logprobs and gen.logprobs is not None
         if has_logprobs and gen.logprobs is not None and traj.logprobs is not None:
             traj.logprobs += gen.logprobs
@@ -157,18 +158,16 @@ def play(
         else:
             answer = {"role": "user", "content": f"{NUDGE}\n\n{observation_text(obs)}"}
         messages += [assistant, answer]
-        end = len(traj.completion_ids)
+        end = len(completion)
         done = terminated or truncated
         if not done and turn + 1 < cfg.max_turns:  # the last answer is never trained on: left out
             env_ids = chat.env_turn_ids([answer], gen.ids)
-            traj.completion_ids += env_ids
+            completion += env_ids
             sequence += env_ids
-            traj.mask += [0] * len(env_ids)
+            mask += [0] * len(env_ids)
             if traj.logprobs is not None:
                 traj.logprobs += [0.0] * len(env_ids)
-        traj.turns.append(
-            Turn(start, end, len(traj.completion_ids), text, gen.finish, action, info["tool_result"], float(reward))
-        )
+        turns.append(Turn(start, end, len(completion), text, gen.finish, action, info["tool_result"], float(reward)))
         if done:
             traj.end = "terminated" if terminated else "truncated"
             break

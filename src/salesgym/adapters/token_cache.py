@@ -65,6 +65,9 @@ class TokenCache:
         self._pieces: dict[str, list[int]] = {}  # a later piece p (the text between two cuts): ids of " " + p
         self._chunks: dict[str, list[int]] = {}
         self._bytes: dict[int, bytes] | None = {} if decodes else None
+        # one int object per id for every list the tables hold: a turn's ids, copied out of a few dozen of them,
+        # then touch a few hundred objects that stay in the processor's caches, not one object per stored copy
+        self._ints: dict[int, int] = {}
 
     def encode(self, text: str) -> list[int]:
         parts = text.split(" ")
@@ -120,7 +123,10 @@ class TokenCache:
         return out
 
     def _plain(self, text: str) -> list[int]:
-        return list(self._backend.encode(text, add_special_tokens=False).ids)
+        ints = self._ints
+        if len(ints) >= MAX_ENTRIES:
+            ints.clear()
+        return [ints.setdefault(i, i) for i in self._backend.encode(text, add_special_tokens=False).ids]
 
     def _token_bytes(self, token_id: int) -> bytes:
         """What the byte-level decoder makes of one id: an added token's content as it is; a model token's

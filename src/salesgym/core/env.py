@@ -211,9 +211,26 @@ class Context(Generic[W, S]):
             pending.clear()
         # tuple.__new__ skips the named tuple's Python-level __new__: a frame less on every event
         at = state.now if time is None else time
-        event = tuple.__new__(Event, (state.seq, at, kind, actor, body, self.provenance))
+        seq = state.seq
+        event = tuple.__new__(Event, (seq, at, kind, actor, body, self.provenance))
         self.log.append(event)
-        apply_event(self.family, state, self.world, event)
+        # apply_event's bookkeeping, written out (a frame less on every event; its sequence check holds by
+        # construction here). replay folds through apply_event: tests/core/test_step_parts.py holds the two equal
+        family = self.family
+        state.seq = seq + 1
+        if kind in family.public_events:
+            state.public_seq += 1
+        if at > state.now:
+            state.now = at
+        if "draws" in body:
+            draws = state.draws
+            for key in body["draws"]:
+                k = tuple(key)
+                draws[k] = draws.get(k, 0) + 1
+        core = _CORE_FOLDS.get(kind)
+        if core is not None:
+            core(state, event)
+        family.apply(state, self.world, event)
         if self.tally is not None:
             self.tally.add(event)
         return event
@@ -354,8 +371,11 @@ class Environment(Generic[W, S]):
         return self.family.instructions(world, self.invalid_action_limit)
 
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        state, world = self._require()
-        ctx = self._ctx()
+        state, world, ctx = self._state, self._world, self._context
+        if ctx is None:  # _require and _ctx only when there is no episode's context yet: two frames less a step
+            state, world = self._require()
+            ctx = self._ctx()
+        assert state is not None and world is not None
         family = self.family
         if state.terminated or state.truncated:  # nothing happens; the observation says so too
             over_dict = result_dict(
@@ -393,7 +413,10 @@ class Environment(Generic[W, S]):
                 time=target,
                 owned=True,
             )
-            self._check_end(ctx)
+            if not state.terminated:  # _check_end, written out: a frame less a step
+                why = "horizon" if state.now >= world.horizon else family.end_reason(state, world)
+                if why is not None:
+                    ctx.emit("episode_ended", "env", {"terminated": True, "truncated": False, "why": why}, owned=True)
             status, resources, output = "ok", outcome.resource_cost, outcome.output
         new = self._log.since(start)
         # apply_event counts the public events as they are applied: the call's are the counter's new range
@@ -450,14 +473,6 @@ class Environment(Generic[W, S]):
                 return target
             if until_public and state.public_seq != seen:
                 return rounded(state.now, TIME_DECIMALS)
-
-    def _check_end(self, ctx: Context[W, S]) -> None:
-        state, world = ctx.state, ctx.world
-        if state.terminated:
-            return
-        why = "horizon" if state.now >= world.horizon else self.family.end_reason(state, world)
-        if why is not None:
-            ctx.emit("episode_ended", "env", {"terminated": True, "truncated": False, "why": why}, owned=True)
 
     # -- clone and replay --------------------------------------------------------------------------
     def clone(self) -> Environment[W, S]:

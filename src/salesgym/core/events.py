@@ -97,6 +97,8 @@ class EventLog:
     def since(self, seq: int) -> list[Event]:
         """Events with ``seq >= seq`` (cheap when they are all in the tail)."""
         first, offset = divmod(max(seq, 0), CHUNK)
+        if first == len(self._chunks):  # a step's events, all in the open tail: the slice alone, no second list
+            return self._tail[offset:]
         out: list[Event] = []
         for chunk in self._chunks[first:]:  # usually none: a step's events are in the open tail
             out.extend(chunk[offset:])

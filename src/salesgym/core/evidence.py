@@ -15,6 +15,8 @@ import json
 from collections.abc import Mapping, Set
 from typing import Any, NamedTuple
 
+import orjson
+
 VERIFIER_ID = "verifier:v1"
 
 
@@ -65,7 +67,32 @@ class Evidence(NamedTuple):
 
 # Claims are small flat records of strings and numbers; sorted compact JSON is canonical enough, and a
 # prebuilt encoder is several times faster than json.dumps with options.
-_claim_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
+_json_claim_text = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
+_INT_LIMIT = 2**63  # orjson's integers; the standard library's text of any smaller int is the same
+
+
+def _claim_text(claim: Mapping[str, Any]) -> str:
+    """``_json_claim_text(claim)``, the text every proof is computed over, by orjson (a tenth of the time) when
+    the two are known to write it alike: a dict whose keys are printable ASCII and whose values are printable
+    ASCII strings (the standard library escapes anything else to ``\\uXXXX``), ints within 64 bits, floats
+    whose ``repr`` is positional (zero, or 1e-4 <= |x| < 1e16: ``repr`` writes ``1e-05``, ``1e+16`` outside,
+    orjson ``1e-5``, ``0.00005``), booleans and None. Anything else takes the standard library's encoder
+    (``tests/core/test_evidence_text.py`` holds the two equal)."""
+    if type(claim) is not dict:
+        return _json_claim_text(claim)
+    for key, value in claim.items():
+        kind = type(value)
+        if kind is str:
+            ok = value.isascii() and value.isprintable()
+        elif kind is float:
+            ok = 1e-4 <= abs(value) < 1e16 or value == 0.0
+        elif kind is int:
+            ok = -_INT_LIMIT < value < _INT_LIMIT
+        else:
+            ok = value is None or kind is bool
+        if not ok or type(key) is not str or not (key.isascii() and key.isprintable()):
+            return _json_claim_text(claim)
+    return orjson.dumps(claim, option=orjson.OPT_SORT_KEYS).decode()
 
 
 class Verifier:

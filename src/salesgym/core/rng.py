@@ -15,6 +15,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 _SCALE = float(1 << 53)
+_blake2b = hashlib.blake2b
 
 
 def _key_bytes(seed: int, key: tuple[object, ...]) -> bytes:
@@ -26,9 +27,22 @@ def stream_seed(seed: int, *key: object) -> int:
     return int.from_bytes(hashlib.blake2b(_key_bytes(seed, key), digest_size=8).digest(), "big")
 
 
+_SEED_TEXTS: dict[int, str] = {}  # str(seed): a world's seed is formatted on every draw of its episode
+_SEED_TEXTS_MAX = 4096  # bounded: a process that makes many worlds starts over now and then
+
+
 def uniform(seed: int, *key: object) -> float:
-    """A uniform number in [0, 1) determined only by ``seed`` and ``key``."""
-    return (stream_seed(seed, *key) >> 11) / _SCALE
+    """A uniform number in [0, 1) determined only by ``seed`` and ``key``: ``stream_seed``'s hash, spelled out
+    (two frames less a draw, and the seed's digits memoised; a desk offer draws twice)."""
+    if type(seed) is not int or not key:
+        return (stream_seed(seed, *key) >> 11) / _SCALE
+    text = _SEED_TEXTS.get(seed)
+    if text is None:
+        if len(_SEED_TEXTS) >= _SEED_TEXTS_MAX:
+            _SEED_TEXTS.clear()
+        text = _SEED_TEXTS[seed] = str(seed)
+    data = (text + "\x1f" + "\x1f".join(map(str, key))).encode()  # _key_bytes(seed, key)
+    return (int.from_bytes(_blake2b(data, digest_size=8).digest(), "big") >> 11) / _SCALE
 
 
 class Dice:

@@ -49,21 +49,25 @@ class Folds(Generic[S_, W_]):
 
 
 R_ = TypeVar("R_", bound=tuple[Any, ...])
-_FIELD_SETS: dict[type, frozenset[str]] = {}  # a record type's field names, for the check in ``replaced``
+_FIELD_INDEX: dict[type, dict[str, int]] = {}  # a record type's field names and their positions
 
 
 def replaced(record: R_, changes: Mapping[str, Any]) -> R_:
-    """A named-tuple record with ``changes`` made: ``record._replace(**changes)`` at a third of its cost (the
-    territory and the desk replace a record on most events). ``changes.get(field, old)`` keeps each old value
-    the changes do not name; a name the record does not have is a ``ValueError``, as with ``_replace``."""
+    """A named-tuple record with ``changes`` made: ``record._replace(**changes)`` at a fraction of its cost (the
+    territory and the desk replace a record on most events). The record's values are copied into a list and each
+    change written at its field's position: work in the number of changes (one to three), not of fields (a
+    desk lead has thirteen). A name the record does not have is a ``ValueError``, as with ``_replace``."""
     cls = type(record)
-    fields: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
-    known = _FIELD_SETS.get(cls)
-    if known is None:
-        known = _FIELD_SETS[cls] = frozenset(fields)
-    if not changes.keys() <= known:
-        raise ValueError(f"{cls.__name__} has no field {sorted(changes.keys() - known)}")
-    return tuple.__new__(cls, map(changes.get, fields, record))
+    index = _FIELD_INDEX.get(cls)
+    if index is None:
+        index = _FIELD_INDEX[cls] = {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
+    values = list(record)
+    try:
+        for name, value in changes.items():
+            values[index[name]] = value
+    except KeyError:
+        raise ValueError(f"{cls.__name__} has no field {sorted(changes.keys() - index.keys())}") from None
+    return tuple.__new__(cls, values)
 
 
 class ForkMap(MutableMapping[K_, V_]):

@@ -13,6 +13,7 @@ from typing import Any
 from salesgym.core.events import Event
 from salesgym.core.observation_text import episode_line, result_line
 from salesgym.envs.desk.contract import CALLBACK_EARLY_MINUTES
+from salesgym.envs.desk.state import Call
 from salesgym.envs.desk.tools import Ctx
 
 MAX_RESULT_CHARS = 1500
@@ -30,42 +31,49 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
             cb = callbacks[cb_id]
             if cb.due - CALLBACK_EARLY_MINUTES <= now + DUE_SOON_MINUTES:
                 due.append({"callback_id": cb.id, "lead_id": cb.lead_id, "due_minute": cb.due})
-    minute, minute_text = _clock(now)
-    left, left_text = _clock(w.horizon - now)
+    # the memos read here, not through their functions: a frame less for each hit (a miss formats and stores)
+    minute, minute_text = _CLOCK.get(now) or _clock(now)
+    left_of = w.horizon - now
+    left, left_text = _CLOCK.get(left_of) or _clock(left_of)
+    counts, mrr, conversions = s.counts, s.mrr, s.conversions
+    tally = _TALLY.get((mrr, conversions, *counts.values())) or _tally(mrr, conversions, counts)
+    shown = due if len(due) <= 10 else due[:10]  # the list itself when it is short enough: one list less a step
+    episode = {"terminated": s.terminated, "truncated": s.truncated, "invalid_actions": s.invalid_actions}
     data = {
         "time": {"minute": minute, "minutes_left": left},
         "desk": w.facts,
-        "pipeline": dict(s.counts),
-        "converted_mrr": s.mrr,
-        "conversions": s.conversions,
+        "pipeline": dict(counts),
+        "converted_mrr": mrr,
+        "conversions": conversions,
         "call": None if call is None else {"lead_id": call.lead_id, "call_number": call.number,
                                            "offers": call.offers, "questions": call.questions},
-        "callbacks_due": due[:10],
+        "callbacks_due": shown,
         "last_result": result,
-        "episode": {"terminated": s.terminated, "truncated": s.truncated, "invalid_actions": s.invalid_actions},
+        "episode": episode,
     }
     # the head line from the values at hand, not read back out of ``data`` (rounding is idempotent, so the text
     # of ``now`` is the text of ``minute``): the same line at two fewer memo look-ups
-    head = f"minute {minute_text}, {left_text} left | " + _tally(s.mrr, s.conversions, s.counts)
-    return {"text": render_text(head, data), "data": data}
+    head = f"minute {minute_text}, {left_text} left | {tally}"
+    return {"text": render_text(head, call, shown, result, episode), "data": data}
 
 
-def render_text(head: str, data: dict[str, Any]) -> str:
-    """The observation's text: ``head`` (clock and tally), then the call, the callbacks due, the last result."""
+def render_text(head: str, call: Call | None, callbacks_due: Sequence[Mapping[str, Any]],
+                last: Mapping[str, Any] | None, episode: Mapping[str, Any]) -> str:
+    """The observation's text: ``head`` (clock and tally), then the call, the callbacks due, the last result (the
+    values ``data`` shows, passed as they are rather than read back out of it)."""
     lines = [head]
-    call = data["call"]
     if call is not None:
-        lines.append(f"On a call with {call['lead_id']} (call {call['call_number']}, {call['questions']} questions, "
-                     f"{call['offers']} offers)")  # fmt: skip
-    if data["callbacks_due"]:
+        lines.append(f"On a call with {call.lead_id} (call {call.number}, {call.questions} questions, "
+                     f"{call.offers} offers)")  # fmt: skip
+    if callbacks_due:
         lines.append("Callbacks due: " + ", ".join(f"{c['lead_id']} at {c['due_minute']:g}"
-                                                   for c in data["callbacks_due"]))  # fmt: skip
-    last = data["last_result"]
+                                                   for c in callbacks_due))  # fmt: skip
     if last is not None:
-        lines.append(result_line(last, MAX_RESULT_CHARS, f"{_clock(last['time_cost'])[1]} min", escaped_fallback=True))
-    over = episode_line(data["episode"])
-    if over is not None:
-        lines.append(over)
+        cost = last["time_cost"]
+        lines.append(result_line(last, MAX_RESULT_CHARS, f"{(_CLOCK.get(cost) or _clock(cost))[1]} min",
+                                 escaped_fallback=True))  # fmt: skip
+    if episode["terminated"] or episode["truncated"]:
+        lines.append(episode_line(episode) or "")
     return "\n".join(lines)
 
 

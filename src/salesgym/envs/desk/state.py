@@ -127,7 +127,7 @@ def _callback(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) ->
 
 def _close_callback(s: DeskState, cb_id: str, status: str) -> None:
     cb = s.callbacks[cb_id]
-    s.callbacks[cb_id] = cb._replace(status=status)
+    s.callbacks[cb_id] = replaced(cb, {"status": status})
     s.pending.pop(cb_id, None)
     _lead(s, cb.lead_id, pending_callbacks=s.leads[cb.lead_id].pending_callbacks - 1)
 
@@ -145,7 +145,7 @@ def _call(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) -> Non
     cb = p.get("callback_id")
     if cb is not None:
         _close_callback(s, cb, "honoured")
-    s.call = Call(lid, lead.calls + 1, e.time, callback_id=cb)
+    s.call = tuple.__new__(Call, (lid, lead.calls + 1, e.time, 0, 0, cb))  # Call(...), minus its __new__ frame
 
 
 @folds("call_refused")
@@ -173,12 +173,13 @@ def _answered(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) ->
     if all(topic != p["topic"] for topic, _ in lead.topics):
         _lead(s, lid, topics=(*lead.topics, (p["topic"], p["value"])))
     if s.call is not None:
-        s.call = s.call._replace(questions=s.call.questions + 1)
+        s.call = replaced(s.call, {"questions": s.call.questions + 1})
 
 
 @folds("quote_issued")
 def _quoted(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) -> None:
-    q = Quote(p["quote_id"], p["lead_id"], p["plan"], p["coverage"], p["term_years"], p["premium"], e.time)
+    q: Quote = tuple.__new__(Quote, (p["quote_id"], p["lead_id"], p["plan"], p["coverage"], p["term_years"],
+                                     p["premium"], e.time))  # fmt: skip
     s.quotes[q.id] = q
     s.quote_of[(q.lead_id, q.plan, q.coverage, q.term_years)] = q.id
     _lead(s, q.lead_id, quotes=s.leads[q.lead_id].quotes + 1)
@@ -188,7 +189,7 @@ def _quoted(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) -> N
 def _offered(s: DeskState, world: DeskWorld, e: Event, p: Mapping[str, Any]) -> None:
     _lead(s, p["lead_id"], offers=s.leads[p["lead_id"]].offers + 1)
     if s.call is not None:
-        s.call = s.call._replace(offers=s.call.offers + 1)
+        s.call = replaced(s.call, {"offers": s.call.offers + 1})
 
 
 @folds("buyer_decided")

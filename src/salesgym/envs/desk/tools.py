@@ -362,9 +362,11 @@ def propose_offer(ctx: Ctx, a: OfferArgs) -> ToolOutcome:
                         f"({q_id}); offer the quote as quoted (a discount goes in discount_pct)")
     price = rounded(q.premium * (1 - a.discount_pct / 100), 2)
     patience = lead.patience if ls.patience is None else ls.patience
-    history = buyers.History(ls.calls, ls.offers, call.offers, ls.rejections, patience, len(ls.topics),
-                             call.questions, ls.quotes, call.callback_id is not None)
-    offer = buyers.Offer(a.plan_type, a.coverage_amount, price, a.next_step)
+    # tuple.__new__: the named tuples' Python-level __new__ is a frame each
+    history: buyers.History = tuple.__new__(buyers.History, (
+        ls.calls, ls.offers, call.offers, ls.rejections, patience, len(ls.topics), call.questions, ls.quotes,
+        call.callback_id is not None))  # fmt: skip
+    offer: buyers.Offer = tuple.__new__(buyers.Offer, (a.plan_type, a.coverage_amount, price, a.next_step))
     pitch: str | None = a.__dict__.get("pitch") or None  # only SpokenOfferArgs has one: no AttributeError raised
     model = getattr(ctx.family, "buyer", None)  # the language-model buyer (llm_buyer), None: the rule table's
     heard = None
