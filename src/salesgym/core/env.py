@@ -215,7 +215,7 @@ class Context(Generic[W, S]):
         event = tuple.__new__(Event, (seq, at, kind, actor, body, self.provenance))
         self.log.append(event)
         # apply_event's bookkeeping, written out (a frame less on every event; its sequence check holds by
-        # construction here). replay folds through apply_event: tests/core/test_step_parts.py holds the two equal
+        # construction here). replay folds through apply_event: tests/core/test_step_costs.py holds the two equal
         family = self.family
         state.seq = seq + 1
         if kind in family.public_events:
