@@ -18,9 +18,10 @@ data, confidentiality of observations, tool outputs, rewards and ``info``, no si
 other hidden truth looks the same until a public event), consistent results at the end and at the ceiling,
 the Gymnasium adapter, and no blind replay (the calls that solved one instance solve at most one of twenty
 others). A family plugs its own knowledge in through a ``conformance`` module its registered spec names
-(``FamilySpec.conformance``: ``random_call``, ``hidden_variant``, ``LeakScanner``, ``reference_calls`` and
-``solved``); without one, the generic driver and the generic checks still run. A family registered at run time
-(outside ``salesgym/__init__.py``) is registered the same way in the interpreter the cross-process check starts.
+(``FamilySpec.conformance``: ``random_call``, ``hidden_variant``, ``LeakScanner``, ``reference_calls``,
+``solved`` and ``same_observation``, for observations equal up to a renderer's noise); without one, the generic
+driver and the generic checks still run. A family registered at run time (outside ``salesgym/__init__.py``) is
+registered the same way in the interpreter the cross-process check starts.
 """
 
 from __future__ import annotations

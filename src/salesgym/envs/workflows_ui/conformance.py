@@ -6,6 +6,8 @@
 - ``hidden_variant`` / ``neutral_variant``: the workflows family's twin worlds (other hidden facts / persona);
 - ``told(observation)``: what an observation tells the agent beyond the page (what the requester said, the inbox,
   the chat, what the page's forms returned, the verdict);
+- ``same_observation(a, b)``: two observations the agent sees as the same (the screenshots up to Chromium's
+  rasterising noise, ``observe.same_screen``);
 - ``LeakScanner``: the workflows family's scanner (no hidden fact before it is told, no persona, assertion,
   parameter, solution or verifier key) over the observation *and* everything the browser holds: every response
   the pages loaded (HTML, scripts, styles), the cookies and the pages' local and session storage.
@@ -19,9 +21,11 @@ from typing import Any
 
 from salesgym.envs.workflows.conformance import LeakScanner as ToolLeakScanner
 from salesgym.envs.workflows.conformance import hidden_variant, neutral_variant
+from salesgym.envs.workflows_ui.observe import same_view as same_observation
 from salesgym.webapps.origins import TEST_DOMAIN
 
-__all__ = ["LeakScanner", "PageRecorder", "hidden_variant", "neutral_variant", "random_call", "told"]
+__all__ = ["LeakScanner", "PageRecorder", "hidden_variant", "neutral_variant", "random_call", "same_observation",
+           "told"]
 
 NEVER = ("btn-finish_task",)  # the random driver never marks the task done (episodes run to their budget)
 STORAGE_JS = "() => [Object.entries(localStorage), Object.entries(sessionStorage)]"

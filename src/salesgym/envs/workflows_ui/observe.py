@@ -38,6 +38,11 @@ ELEMENTS_JS = """() => {
   return {elements: out, focused: focused};
 }"""
 MAX_AXTREE_CHARS = 60_000
+# Chromium's rasteriser, on a loaded machine, now and then paints an anti-aliased edge one level off (seen: 11
+# pixels of a card's rounded corner, one level, about once in a thousand steps): two views of the same state are
+# the same when their screenshots differ by at most this many levels on at most this many pixels. Any text, shape
+# or colour the page shows differs by far more (a letter is tens of pixels by a hundred levels).
+RASTER_NOISE_LEVELS, RASTER_NOISE_PIXELS = 2, 256
 IGNORED_ROLES = ["LineBreak", "InlineTextBox"]  # Chromium lists every line box; BrowserGym's tree text skips them
 
 
@@ -109,6 +114,35 @@ def page_view(page: Any, cdp: Any, screenshot: bool = True, with_axtree: bool = 
         png = page.screenshot(type="png", animations="disabled", caret="hide", scale="css")
         view["screenshot"] = base64.b64encode(png).decode("ascii")
     return view
+
+
+def same_screen(png_a: str, png_b: str) -> bool:
+    """Two base64 PNG screenshots show the same thing: equal, or equal up to the rasteriser's noise
+    (``RASTER_NOISE_LEVELS`` on at most ``RASTER_NOISE_PIXELS`` pixels)."""
+    if png_a == png_b:
+        return True
+    import io
+
+    from PIL import Image, ImageChops
+
+    a, b = (Image.open(io.BytesIO(base64.b64decode(p))).convert("RGB") for p in (png_a, png_b))
+    if a.size != b.size:
+        return False
+    red, green, blue = ImageChops.difference(a, b).split()
+    counts = ImageChops.lighter(ImageChops.lighter(red, green), blue).histogram()  # pixels by their worst channel
+    return sum(counts[RASTER_NOISE_LEVELS + 1:]) == 0 and sum(counts[1:]) <= RASTER_NOISE_PIXELS
+
+
+def same_view(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two observations are what the agent would see as the same: every field equal, the screenshots by
+    :func:`same_screen`."""
+    if a == b:
+        return True
+    shot_a, shot_b = a.get("data", {}).get("screenshot"), b.get("data", {}).get("screenshot")
+    if not isinstance(shot_a, str) or not isinstance(shot_b, str):
+        return False
+    rest = [{**o, "data": {k: v for k, v in o["data"].items() if k != "screenshot"}} for o in (a, b)]
+    return rest[0] == rest[1] and same_screen(shot_a, shot_b)
 
 
 def render_text(data: dict[str, Any]) -> str:
