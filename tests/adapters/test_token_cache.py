@@ -180,3 +180,18 @@ def test_the_cache_encodes_as_smollm2s_tokenizer_does(smol: Any) -> None:
 
 def test_the_cache_decodes_as_smollm2s_tokenizer_does(smol: Any) -> None:
     assert_decodes(smol, seed=3)
+
+
+def test_lines_are_cut_only_where_no_added_token_spans_a_line_break() -> None:
+    tok = make_tokenizer()
+    texts = ["a\nb", "Mon 12:03 |\nPipeline: 4\n  Last: ok\n\nx\n", "it's\n'd\n.\n,", "q\ncr\nlf\nend"]
+    tables = cache_for(tok)
+    assert tables is not None
+    for text in texts * 2:  # the second time every line comes from the tables
+        assert tables.encode(text) == tok.encode(text, add_special_tokens=False), repr(text)
+    tok.add_tokens(["cr\nlf"])  # spans a line break: the text is not cut there, and the token is found
+    tables = cache_for(tok)
+    assert tables is not None
+    for text in texts * 2:
+        assert tables.encode(text) == tok.encode(text, add_special_tokens=False), repr(text)
+    assert tok.convert_tokens_to_ids("cr\nlf") in tables.encode(texts[-1])

@@ -7,7 +7,9 @@ pre-tokenizer on its built-in GPT-2 pattern (``_CHUNKS`` below, for ASCII), no n
 that hold no space and swallow none, a space after a printable ASCII character other than the space always
 starts a chunk: no alternative that covers that character takes whitespace, and each may start at a space.
 
-So :meth:`TokenCache.encode` cuts the text before each such space (a space after anything else joins its piece
+Likewise a line break between two such characters is a chunk of its own, so :meth:`TokenCache.encode` first
+cuts the text at those line breaks and looks each line up whole (an environment's answer changes a few of its
+lines a turn); an unseen line is cut before each such space (a space after anything else joins its piece
 to the one before), and looks each piece up; an unseen piece of plain ASCII without added tokens is cut into
 its chunks by the same pattern and those are looked up in turn; the tokenizer itself encodes only unseen
 chunks and pieces it cannot cut. :meth:`TokenCache.decode` joins each id's bytes, as the byte-level decoder
@@ -61,6 +63,9 @@ class TokenCache:
         contents = sorted(added.values(), key=len, reverse=True)  # longest first, as the tokenizer matches
         self._added_re = re.compile(f"({'|'.join(map(re.escape, contents))})") if contents else None
         self._added_ids = {content: i for i, content in added.items()}
+        self._cut_lines = not any("\n" in content for content in contents)  # no added token spans a cut
+        self._lines: dict[str, list[int]] = {}  # a line between two cut line breaks: its ids
+        self._newline: list[int] | None = None  # the ids of a line break between two cuts (found on first use)
         self._heads: dict[str, list[int]] = {}  # a text's first piece: its ids
         self._pieces: dict[str, list[int]] = {}  # a later piece p (the text between two cuts): ids of " " + p
         self._chunks: dict[str, list[int]] = {}
@@ -70,6 +75,25 @@ class TokenCache:
         self._ints: dict[int, int] = {}
 
     def encode(self, text: str) -> list[int]:
+        if "\n" not in text or not self._cut_lines:
+            return self._line_ids(text)
+        units = _join_lines(text.split("\n"))
+        if len(units) == 1:
+            return self._line_ids(text)
+        newline = self._newline
+        if newline is None:
+            newline = self._newline = self._plain("\n")
+        lines = self._lines
+        out: list[int] = []
+        for unit in units:
+            ids = lines.get(unit)
+            out += ids if ids is not None else _put(lines, unit, self._line_ids(unit))
+            out += newline
+        del out[len(out) - len(newline) :]
+        return out
+
+    def _line_ids(self, text: str) -> list[int]:
+        """The ids of ``text`` from its pieces (its cut spaces), each looked up."""
         parts = text.split(" ")
         if not _PIECE_END.issuperset(map(_LAST, islice(parts, len(parts) - 1))):
             parts = _join(parts)  # a space follows a space, a line break, ...: not a cut
@@ -158,6 +182,19 @@ def _join(parts: list[str]) -> list[str]:
             out.append(part)
         else:
             out[-1] = f"{last} {part}"
+    return out
+
+
+def _join_lines(lines: list[str]) -> list[str]:
+    """``lines`` (a text split at line breaks) with each line break that does not stand between two printable
+    ASCII characters other than the space put back, with the line after it, into the line before it."""
+    out = [lines[0]]
+    for line in lines[1:]:
+        last = out[-1]
+        if last[-1:] in _PIECE_END and line[:1] in _PIECE_END:
+            out.append(line)
+        else:
+            out[-1] = f"{last}\n{line}"
     return out
 
 
