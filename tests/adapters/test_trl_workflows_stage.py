@@ -17,11 +17,12 @@ yaml = pytest.importorskip("yaml")
 CONFIG = Path(__file__).resolve().parents[2] / "recipes" / "trl" / "grpo_smollm2_workflows.yaml"
 
 
-def test_the_stage_draws_tier1_train_templates_with_the_partial_reward_and_compact_tools() -> None:
+def test_the_stage_draws_tier1_train_templates_with_the_partial_reward_and_the_usable_tools_compact() -> None:
     cfg = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
     train = {t.template for t in load("workflows-train").territories if t.family == "tier1"}
     assert {s["template"] for s in cfg["curriculum"]["scenarios"]} == train
-    assert RolloutConfig(**cfg["rollout"]).tool_schemas == "compact"
+    shown = RolloutConfig(**cfg["rollout"])
+    assert shown.tool_schemas == "compact" and shown.tools == "usable"
     task = TaskSampler(CurriculumConfig.from_dict(cfg["curriculum"])).next(0)
     assert task.make_kwargs["ablation"] == "partial_reward" and task.make_kwargs["template"] in train
     env = salesgym.make(task.env_id, **task.make_kwargs)

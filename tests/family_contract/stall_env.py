@@ -144,6 +144,9 @@ class StallRules:
     def precheck(self, ctx: Ctx, tool: str) -> None:
         return None
 
+    def usable_tools(self, world: Any) -> None:
+        return None
+
     def fire(self, ctx: Ctx, item: Scheduled) -> None:
         return None
 

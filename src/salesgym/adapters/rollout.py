@@ -37,17 +37,23 @@ class RolloutConfig:
     """``max_turns`` replies per episode; ``max_new_tokens`` per reply; ``max_tokens`` for the whole
     sequence (prompt and completion: a turn that might not fit is not started); ``template_kwargs`` go to
     the chat template; ``tool_schemas`` is how the prompt shows the tools: ``"full"`` (the environment's
-    schemas) or ``"compact"`` (:mod:`salesgym.llm.compact_tools`, for a model with a short context)."""
+    schemas) or ``"compact"`` (:mod:`salesgym.llm.compact_tools`, for a model with a short context); ``tools``
+    which: ``"all"``, or ``"usable"``, only those the world lets the agent call where the family narrows them
+    (``env.usable_tools()``: a workflows task's apps and its desk, which its task card names; the others would
+    be refused), for a prompt that must be shorter still."""
 
     max_turns: int = 32
     max_new_tokens: int = 512
     max_tokens: int = 32_768
     template_kwargs: Mapping[str, Any] = field(default_factory=dict)
     tool_schemas: Literal["full", "compact"] = "full"
+    tools: Literal["all", "usable"] = "all"
 
     def __post_init__(self) -> None:
         if self.tool_schemas not in ("full", "compact"):
             raise ValueError(f"tool_schemas must be 'full' or 'compact', got {self.tool_schemas!r}")
+        if self.tools not in ("all", "usable"):
+            raise ValueError(f"tools must be 'all' or 'usable', got {self.tools!r}")
 
 
 @dataclass
@@ -103,6 +109,15 @@ class TokenTrajectory:
         return data
 
 
+def shown_tools(env: Any, cfg: RolloutConfig) -> list[dict[str, Any]]:
+    """The tools the prompt shows, as ``cfg`` says (``tools``, then ``tool_schemas``)."""
+    schemas = env.tool_schemas()
+    usable = env.usable_tools() if cfg.tools == "usable" else None
+    if usable is not None:
+        schemas = [s for s in schemas if s["function"]["name"] in usable]
+    return schemas if cfg.tool_schemas == "full" else compact_tools(schemas)
+
+
 def play(
     env: Any,
     client: ModelClient,
@@ -118,7 +133,7 @@ def play(
 ) -> TokenTrajectory:
     """Play one episode in ``env``, which is freshly reset with ``seed`` (or a fresh clone of such)."""
     cfg = config or RolloutConfig()
-    tools = env.tool_schemas() if cfg.tool_schemas == "full" else compact_tools(env.tool_schemas())
+    tools = shown_tools(env, cfg)
     chat = ChatTokens(tokenizer, tools, cfg.template_kwargs)
     messages: list[Message] = [
         {"role": "system", "content": env.instructions() or DEFAULT_SYSTEM},

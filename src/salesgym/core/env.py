@@ -139,6 +139,8 @@ class Family(Protocol[W, S]):
 
     def precheck(self, ctx: Context[W, S], tool: str) -> None: ...
 
+    def usable_tools(self, world: W) -> Set[str] | None: ...  # the tools this world lets the agent call; None: all
+
     def fire(self, ctx: Context[W, S], item: Scheduled) -> None: ...
 
     def end_reason(self, state: S, world: W) -> str | None: ...  # why the episode is over early, if it is
@@ -523,6 +525,14 @@ class Environment(Generic[W, S]):
 
     def mcp_tools(self) -> list[dict[str, Any]]:
         return self.family.tools.mcp()
+
+    def usable_tools(self) -> frozenset[str] | None:
+        """The names of the tools this world lets the agent call where the family narrows them (a workflows
+        task: its apps' tools and the task desk's, as its task card says; the others are refused), else None:
+        a prompt that must be short can show only these (``RolloutConfig.tools="usable"``)."""
+        _, world = self._require()
+        usable = self.family.usable_tools(world)
+        return None if usable is None else frozenset(usable)
 
     @property
     def toolbox(self) -> ToolBox[Context[W, S]]:

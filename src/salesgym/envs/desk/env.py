@@ -53,6 +53,9 @@ class DeskRules:
     def precheck(self, ctx: Ctx, tool: str) -> None:
         return None
 
+    def usable_tools(self, world: DeskWorld) -> None:
+        return None  # every tool, in every world
+
     def fire(self, ctx: Ctx, item: Scheduled) -> None:
         if item.kind == "callback_expiry" and item.data["callback_id"] in ctx.state.pending:
             ctx.emit("callback_missed", "env", {"callback_id": item.data["callback_id"]})

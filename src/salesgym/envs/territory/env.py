@@ -57,6 +57,9 @@ class TerritoryRules:
     fire = staticmethod(buyers.fire)
     observe = staticmethod(observe.observe)
 
+    def usable_tools(self, world: TerritoryWorld) -> None:
+        return None  # every tool, in every world
+
     def precheck(self, ctx: Ctx, tool: str) -> None:
         if tool == "wait":
             return

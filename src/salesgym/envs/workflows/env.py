@@ -20,7 +20,7 @@ from salesgym.envs.workflows.rubric import Judge
 from salesgym.envs.workflows.simulator import Voice
 from salesgym.envs.workflows.state import WorkflowsState
 from salesgym.envs.workflows.tasks.model import instantiate
-from salesgym.envs.workflows.tools import TOOLS, check_permission
+from salesgym.envs.workflows.tools import TOOLS, check_permission, usable_tools
 from salesgym.envs.workflows.world import WorkflowsWorld
 
 # the voice's raw replies (voice_spoke) are operator side: the agent gets the checked answer, never the raw text
@@ -92,6 +92,9 @@ class WorkflowsRules:
 
     def precheck(self, ctx: Ctx, tool: str) -> None:
         check_permission(ctx, tool)
+
+    def usable_tools(self, world: WorkflowsWorld) -> frozenset[str]:
+        return usable_tools(world.task)
 
     def fire(self, ctx: Ctx, item: Scheduled) -> None:
         if item.kind == "user_action":  # a simulated person's action due at a minute of the sandbox clock

@@ -18,6 +18,7 @@ from salesgym.envs.workflows import outputs, policies, simulator, users
 from salesgym.envs.workflows.apps import REPLICAS
 from salesgym.envs.workflows.apps.common import Ctx, done
 from salesgym.envs.workflows.contract import TASK_APP
+from salesgym.envs.workflows.world import TaskView
 
 
 class AskArgs(ToolArgs):
@@ -114,6 +115,12 @@ TOOLS: ToolBox[Ctx] = ToolBox([*(_delivering(t) for app in REPLICAS.values() for
 APP_OF: dict[str, str] = {t.name: name for name, app in REPLICAS.items() for t in app.TOOLS}
 APP_OF.update({t.name: TASK_APP for t in TASK_TOOLS})
 OWNER_OF_TABLE: dict[str, str] = {table: name for name, app in REPLICAS.items() for table in app.TABLES}
+
+
+def usable_tools(task: TaskView) -> frozenset[str]:
+    """The tools ``task`` lets the agent call: its apps' and the task desk's (read-only apps' writes are refused
+    too, but shown: the refusal says why)."""
+    return frozenset(tool for tool, app in APP_OF.items() if app == TASK_APP or app in task.apps)
 
 
 def check_permission(ctx: Ctx, tool: str) -> None:
