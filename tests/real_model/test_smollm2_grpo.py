@@ -74,7 +74,7 @@ def test_one_grpo_step_on_smollm2_with_the_environments_own_reward(tmp_path: Pat
 def test_one_grpo_step_on_smollm2_at_the_workflows_first_stage(tmp_path: Path,
                                                                tmp_path_factory: pytest.TempPathFactory) -> None:
     """The learnable first stage (``grpo_smollm2_workflows.yaml``): tier-1 workflows tasks, partial_reward, the
-    tools shown compact so that the prompt fits SmolLM2's context."""
+    task's tools only, shown compact, so that the prompt fits SmolLM2's context."""
     recipe = _recipe()
     cfg = _one_step(recipe, "grpo_smollm2_workflows.yaml", tmp_path, tmp_path_factory)
     built = recipe.build(cfg)
