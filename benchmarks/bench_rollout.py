@@ -121,27 +121,30 @@ def bare_steps(kwargs: dict[str, Any], seed: int, actions: list[Any]) -> list[fl
     return out
 
 
+def scripted_episode(client: TimedClient, tok: Any, kwargs: dict[str, Any], seed: int) -> Any:
+    """One episode of a fresh environment through ``play`` with ``client``'s scripted replies (its last turn
+    closed)."""
+    env = salesgym.make(ENV_ID, **kwargs)
+    env.reset(seed=seed)
+    traj = play(env, client, tok, seed=seed, config=CONFIG, env_id=ENV_ID)
+    client.done()
+    return traj
+
+
 def worker(size: str, seeds: list[int], barrier: Any, results: Any, tok_name: str = "test") -> None:
     """Play one episode per seed, between a barrier shared with the other workers and the end of the last
     episode (the timed span); per episode: turns, tokens, model seconds, per-turn environment-side times.
     Then, outside the span, the bare ``env.step`` times of the same calls."""
     tok, kwargs = tokenizer(tok_name), SIZES[size]
-    scripts = {seed: baseline_texts(kwargs, seed) for seed in seeds}  # prepared before the span
+    clients = {seed: TimedClient(tok, baseline_texts(kwargs, seed)) for seed in seeds}  # prepared before the span
     warm_up = TimedClient(tok, baseline_texts(kwargs, WARM_UP_SEED))
-    env = salesgym.make(ENV_ID, **kwargs)
-    env.reset(seed=WARM_UP_SEED)
-    warm = play(env, warm_up, tok, seed=WARM_UP_SEED, config=CONFIG, env_id=ENV_ID)
-    warm_up.done()
+    warm = scripted_episode(warm_up, tok, kwargs, WARM_UP_SEED)
     cold = {"turn_s": warm_up.turn_s, "step_s": bare_steps(kwargs, WARM_UP_SEED, [t.action for t in warm.turns])}
     barrier.wait()
     start = time.monotonic()  # CLOCK_MONOTONIC: comparable across processes
     episodes, played = [], []
-    for seed in seeds:
-        client = TimedClient(tok, scripts[seed])
-        env = salesgym.make(ENV_ID, **kwargs)
-        env.reset(seed=seed)
-        traj = play(env, client, tok, seed=seed, config=CONFIG, env_id=ENV_ID)
-        client.done()
+    for seed, client in clients.items():
+        traj = scripted_episode(client, tok, kwargs, seed)
         played.append([t.action for t in traj.turns])
         episodes.append({
             "seed": seed, "turns": len(traj.turns), "end": traj.end,

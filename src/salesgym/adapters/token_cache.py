@@ -65,7 +65,6 @@ class TokenCache:
         self._added_ids = {content: i for i, content in added.items()}
         self._cut_lines = not any("\n" in content for content in contents)  # no added token spans a cut
         self._lines: dict[str, list[int]] = {}  # a line between two cut line breaks: its ids
-        self._newline: list[int] | None = None  # the ids of a line break between two cuts (found on first use)
         self._heads: dict[str, list[int]] = {}  # a text's first piece: its ids
         self._pieces: dict[str, list[int]] = {}  # a later piece p (the text between two cuts): ids of " " + p
         self._chunks: dict[str, list[int]] = {}
@@ -73,6 +72,7 @@ class TokenCache:
         # one int object per id for every list the tables hold: a turn's ids, copied out of a few dozen of them,
         # then touch a few hundred objects that stay in the processor's caches, not one object per stored copy
         self._ints: dict[int, int] = {}
+        self._newline = self._plain("\n")  # the ids of a line break between two cuts
 
     def encode(self, text: str) -> list[int]:
         if "\n" not in text or not self._cut_lines:
@@ -80,10 +80,7 @@ class TokenCache:
         units = _join_lines(text.split("\n"))
         if len(units) == 1:
             return self._line_ids(text)
-        newline = self._newline
-        if newline is None:
-            newline = self._newline = self._plain("\n")
-        lines = self._lines
+        newline, lines = self._newline, self._lines
         out: list[int] = []
         for unit in units:
             ids = lines.get(unit)

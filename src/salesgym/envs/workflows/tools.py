@@ -117,19 +117,23 @@ APP_OF.update({t.name: TASK_APP for t in TASK_TOOLS})
 OWNER_OF_TABLE: dict[str, str] = {table: name for name, app in REPLICAS.items() for table in app.TABLES}
 
 
+def _in_scope(app: str, task: TaskView) -> bool:
+    """Whether ``task`` may use ``app`` at all: the task desk, and the apps the task names."""
+    return app == TASK_APP or app in task.apps
+
+
 def usable_tools(task: TaskView) -> frozenset[str]:
     """The tools ``task`` lets the agent call: its apps' and the task desk's (read-only apps' writes are refused
     too, but shown: the refusal says why)."""
-    return frozenset(tool for tool, app in APP_OF.items() if app == TASK_APP or app in task.apps)
+    return frozenset(tool for tool, app in APP_OF.items() if _in_scope(app, task))
 
 
 def check_permission(ctx: Ctx, tool: str) -> None:
     """A task's permission scopes, enforced by the sandbox: only its apps, and no writes to a read-only one."""
-    app = APP_OF[tool]
+    app, task = APP_OF[tool], ctx.world.task
     if app == TASK_APP:
         return
-    task = ctx.world.task
-    if app not in task.apps:
+    if not _in_scope(app, task):
         raise ToolError(f"403 Forbidden: this task has no access to the {app} app (it may use: "
                         f"{', '.join(task.apps)})")  # fmt: skip
     if app in task.read_only and TOOLS.specs[tool].writes:
