@@ -12,7 +12,7 @@ import pytest
 from salesgym.agents.workflows_ui.sweep import sweep
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
-pytestmark = pytest.mark.ui_sweep  # .ci/run runs the reference on seed 1; the rest is left out for time
+pytestmark = pytest.mark.ui_sweep  # .ci/run runs all but the random floor (left out for time)
 WORKERS = 2
 
 
@@ -41,7 +41,9 @@ def _floor(job: tuple[str, str, int]) -> tuple[str, bool, int]:
 
 @pytest.mark.parametrize(("policy", "actions"), [("idle", 10), ("random", 25)])
 def test_a_floor_policy_passes_no_template(policy: str, actions: int) -> None:
-    with ProcessPoolExecutor(max_workers=WORKERS) as pool:
+    from salesgym.envs.workflows_ui.browser import keep_warm
+
+    with ProcessPoolExecutor(max_workers=WORKERS, initializer=keep_warm) as pool:  # one Chromium a worker
         results: list[Any] = list(pool.map(_floor, [(policy, t, actions) for t in TEMPLATES]))
     assert len(results) == len(TEMPLATES)
     assert [t for t, passed, _ in results if passed] == []
