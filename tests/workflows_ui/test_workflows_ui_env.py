@@ -178,6 +178,22 @@ def test_choosing_a_selects_empty_option_clears_it(env: Any) -> None:
         ("hubspot-batch-update-objects", {"lifecyclestage": ""})]
 
 
+def test_an_option_the_select_does_not_have_is_refused_by_name_and_changes_nothing(env: Any) -> None:
+    """Found by the random floor: Playwright waits for a missing option until its timeout (3 s an action) and then
+    reports only the timeout. The action is refused at once, naming the options the select lacks; the field
+    keeps its value, and an option named by its label or its value is still chosen."""
+    env.reset(seed=1)
+    obs = env.step(keyed("goto('http://crm.salesgym.test/contacts/101/edit')"))[0]
+    field = element(obs, "f-lifecyclestage")
+    for options in ("no-such-stage", ["lead", "no-such-stage"]):
+        obs, *_, info = env.step({"tool": "select_option", "args": {"bid": field["bid"], "options": options}})
+        assert info["tool_result"]["status"] == "error"
+        assert info["tool_result"]["output"]["error"] == "select_option: this element has no option 'no-such-stage'"
+        assert element(obs, "f-lifecyclestage")["value"] == "lead"
+    obs = env.step({"tool": "select_option", "args": {"bid": field["bid"], "options": "customer"}})[0]
+    assert element(obs, "f-lifecyclestage")["value"] == "customer"
+
+
 CLOSE_THEN_ASYNCIO = """
 import asyncio
 from salesgym.envs.workflows_ui.env import WorkflowsUIEnv

@@ -50,6 +50,12 @@ EMPTY_OPTION_JS = """e => {
   e.dispatchEvent(new Event('change', {bubbles: true}));
   return true;
 }"""
+# the wanted options a <select> has no option for (Playwright matches a value or a label; null: not a select)
+MISSING_OPTIONS_JS = """(e, wanted) => {
+  if (!e.options) return null;
+  const options = Array.from(e.options);
+  return wanted.filter(w => !options.some(o => o.value === w || o.label === w));
+}"""
 ALLOWED_URL = re.compile(rf"^https?://[a-z]+\.{re.escape(TEST_DOMAIN)}(:\d+)?(/[^\s]*)?$|^about:blank$")
 
 
@@ -87,14 +93,19 @@ def _element(s: Session, bid: str) -> Any:
         raise ToolError(f"no element with bid {quote(bid)} on this page (ids change when the page changes)") from None
 
 
-def _act(what: str, do: Callable[[], Any]) -> ToolOutcome:
+def _run(what: str, do: Callable[[], Any]) -> Any:
+    """``do()``'s value; a browser error is the action's refusal, in its first line."""
     try:
-        do()
+        return do()
     except ToolError:
         raise
     except Exception as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ToolError(f"{what} failed: {first[:200]}") from None
+
+
+def _act(what: str, do: Callable[[], Any]) -> ToolOutcome:
+    _run(what, do)
     return _done(what)
 
 
@@ -239,6 +250,10 @@ def select_option(s: Session, a: SelectArgs) -> ToolOutcome:
         if not chosen:
             raise ToolError("select_option: this element has no empty option")
         return _done("select_option")
+    wanted = [a.options] if isinstance(a.options, str) else a.options
+    missing = _run("select_option", lambda: el.evaluate(MISSING_OPTIONS_JS, wanted))
+    if missing:  # refused at once: Playwright would wait for the option to appear until its timeout
+        raise ToolError(f"select_option: this element has no option {', '.join(map(quote, missing))}")
     return _act("select_option", lambda: el.select_option(a.options, timeout=ELEMENT_TIMEOUT_MS, no_wait_after=True))
 
 
