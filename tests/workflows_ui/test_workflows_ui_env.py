@@ -192,6 +192,8 @@ def test_an_option_the_select_does_not_have_is_refused_by_name_and_changes_nothi
         assert element(obs, "f-lifecyclestage")["value"] == "lead"
     obs = env.step({"tool": "select_option", "args": {"bid": field["bid"], "options": "customer"}})[0]
     assert element(obs, "f-lifecyclestage")["value"] == "customer"
+    obs = env.step({"tool": "select_option", "args": {"bid": field["bid"], "options": "Sales qualified lead"}})[0]
+    assert element(obs, "f-lifecyclestage")["value"] == "salesqualifiedlead"
 
 
 CLOSE_THEN_ASYNCIO = """
