@@ -5,6 +5,7 @@
 # (debootstrap from the machine's Debian mirror). SALESGYM_IMAGE_BASE names another base image.
 
 apt_install() {  # Debian packages, the package lists refreshed first if they are not there
+  export DEBIAN_FRONTEND=noninteractive
   { apt-get install -y -qq "$@" || { apt-get update -qq && apt-get install -y -qq "$@"; }; } >/dev/null 2>&1
 }
 
