@@ -59,3 +59,12 @@ find_engine() {  # $1 name (for messages), $2 the Dockerfile (its ARG BASE is th
   runnable "$1" || { engine=""; return 0; }
   if [ "$engine" = podman ]; then format=(--format docker); fi  # podman's default format (OCI) drops HEALTHCHECK
 }
+
+refuses_without_tokens() {  # $1 name, $2 image: its container, started without tokens, must exit and say why
+  local out
+  if out=$("$engine" run --rm "${opts[@]}" --no-healthcheck "$2" 2>&1); then
+    echo "$1: a container of $2 started beyond loopback without its tokens"; return 1
+  fi
+  grep -qi "token" <<<"$out" || { echo "$1: $2 refused to start without saying why: $out"; return 1; }
+  echo "$1: without its tokens a container of $2 refuses to start, and says why"
+}
