@@ -1,10 +1,8 @@
-"""The computer-use tests drive a real headless Chromium (Debian's, ``apt-get install chromium``) with Playwright;
-without either they are skipped with the reason."""
+"""The computer-use tests drive a real headless Chromium (Debian's, ``apt-get install chromium-headless-shell``
+or ``chromium``) with Playwright; without either they are skipped with the reason."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -12,10 +10,12 @@ import pytest
 pytest.importorskip("playwright")
 pytest.importorskip("browsergym.core")
 
-from salesgym.envs.workflows_ui.browser import CHROMIUM_ENV, DEFAULT_CHROMIUM, stop_browsers
+from salesgym.envs.workflows_ui.browser import BrowserUnavailable, chromium_path, stop_browsers
 
-if not shutil.which(os.environ.get(CHROMIUM_ENV) or DEFAULT_CHROMIUM):
-    pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
+try:
+    chromium_path()
+except BrowserUnavailable as err:
+    pytest.skip(str(err), allow_module_level=True)
 
 
 

@@ -12,7 +12,7 @@ import pytest
 from salesgym.agents.workflows_ui.sweep import sweep
 from salesgym.envs.workflows.tasks.templates import TEMPLATES
 
-pytestmark = pytest.mark.ui_sweep  # .ci/run runs all but the random floor (left out for time)
+pytestmark = pytest.mark.ui_sweep  # .ci/run runs them all
 WORKERS = 2
 
 

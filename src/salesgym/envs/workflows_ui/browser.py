@@ -1,9 +1,13 @@
 """The browser side of the computer-use environment: one web-app server and one Chromium per process (a worker),
 a fresh browser context per episode.
 
-Chromium is Debian's (``apt-get install chromium``), driven by Playwright through ``executable_path``; nothing is
-downloaded. Every app's origin (``http://<app>.salesgym.test``) resolves to the process's server by a host
-resolver rule given at launch, so URLs are the same in every process and on every run (determinism), and each
+Chromium is Debian's, driven by Playwright through ``executable_path``; nothing is downloaded. Headless runs use
+Debian's headless shell (``apt-get install chromium-headless-shell``: Chromium's old headless mode, the build
+Playwright itself runs headless, with no browser UI behind the page: resets take half the time, an action a
+fifth less) and fall back to the full ``chromium`` package, which a visible window needs.
+
+Every app's origin (``http://<app>.salesgym.test``) resolves to the process's server by a host resolver rule given
+at launch, so URLs are the same in every process and on every run (determinism), and each
 app keeps its own origin. Rendering is fixed: the viewport, a device scale of 1, the UTC time zone, the en-US
 locale, reduced motion, and the apps' own stylesheet (no animation, no caret).
 """
@@ -24,8 +28,9 @@ from salesgym.webapps.origins import APPS, TEST_DOMAIN, default_origins
 from salesgym.webapps.run import COOKIE, Runs
 from salesgym.webapps.server import Background, Options, all_apps
 
-CHROMIUM_ENV = "SALESGYM_CHROMIUM"  # another Chromium executable (default: Debian's /usr/bin/chromium)
-DEFAULT_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ENV = "SALESGYM_CHROMIUM"  # another Chromium executable (default: the first of DEFAULT_CHROMIUMS found)
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
+DEFAULT_CHROMIUMS = (HEADLESS_SHELL, "/usr/bin/chromium")  # Debian's; the shell cannot open a window
 FLAGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-features=OverlayScrollbars,ExtendedOverlayScrollbars", "--font-render-hinting=none",
@@ -37,12 +42,17 @@ class BrowserUnavailable(RuntimeError):
     """No Chromium to drive, or Playwright is not installed: the message says what to install."""
 
 
-def chromium_path() -> str:
-    path = os.environ.get(CHROMIUM_ENV) or DEFAULT_CHROMIUM
-    found = path if os.path.isfile(path) else shutil.which(path)
-    if not found:
-        raise BrowserUnavailable(f"no Chromium at {path!r}: apt-get install chromium (Debian), or set ${CHROMIUM_ENV}")
-    return found
+def chromium_path(headless: bool = True) -> str:
+    """The Chromium executable to launch: ``$SALESGYM_CHROMIUM`` if set, else the first of Debian's found (the
+    headless shell only for a headless launch)."""
+    named = os.environ.get(CHROMIUM_ENV)
+    paths = [named] if named else [p for p in DEFAULT_CHROMIUMS if headless or p != HEADLESS_SHELL]
+    for path in paths:
+        found = path if os.path.isfile(path) else shutil.which(path)
+        if found:
+            return found
+    raise BrowserUnavailable(f"no Chromium at {' or '.join(map(repr, paths))}: apt-get install "
+                             f"chromium-headless-shell chromium (Debian), or set ${CHROMIUM_ENV}")
 
 
 def launch_args(port: int) -> list[str]:
@@ -153,7 +163,7 @@ class DebianChromium:
         self._real = real
 
     def launch(self, **kwargs: Any) -> Any:
-        kwargs.setdefault("executable_path", chromium_path())
+        kwargs.setdefault("executable_path", chromium_path(bool(kwargs.get("headless", True))))
         kwargs["args"] = [*FLAGS, *(kwargs.get("args") or [])]
         return self._real.launch(**kwargs)
 
