@@ -7,9 +7,9 @@ Playwright itself runs headless, with no browser UI behind the page: resets take
 fifth less) and fall back to the full ``chromium`` package, which a visible window needs.
 
 Every app's origin (``http://<app>.salesgym.test``) resolves to the process's server by a host resolver rule given
-at launch, so URLs are the same in every process and on every run (determinism), and each
-app keeps its own origin. Rendering is fixed: the viewport, a device scale of 1, the UTC time zone, the en-US
-locale, reduced motion, and the apps' own stylesheet (no animation, no caret).
+at launch, so URLs are the same in every process and on every run (determinism), and each app keeps its own
+origin. Rendering is fixed: the viewport, a device scale of 1, the UTC time zone, the en-US locale, reduced
+motion, and the apps' own stylesheet (no animation, no caret).
 """
 
 from __future__ import annotations
