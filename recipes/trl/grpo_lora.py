@@ -75,8 +75,9 @@ def load_model(cfg: Mapping[str, Any], model: Any = None, tokenizer: Any = None)
 
 def warm_start_adapter(cfg: Mapping[str, Any]) -> Path | None:
     """The folder of the supervised warm start's adapter when ``cfg`` has a ``warm_start`` section
-    (``sft_warm_start.py`` writes it to ``warm_start.sft.output_dir``); an error when it was not made yet."""
-    if "warm_start" not in cfg:
+    (``sft_warm_start.py`` writes it to ``warm_start.sft.output_dir``); an error when it was not made yet.
+    ``--set warm_start=null`` starts cold: the same stage without the warm start, for comparison."""
+    if not cfg.get("warm_start"):
         return None
     folder = Path(cfg["warm_start"]["sft"]["output_dir"])
     if not (folder / "adapter_config.json").is_file():

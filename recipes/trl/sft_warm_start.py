@@ -58,7 +58,7 @@ def build(cfg: Mapping[str, Any], *, model: Any = None, tokenizer: Any = None) -
     from peft import LoraConfig
     from trl import SFTConfig, SFTTrainer
 
-    if "warm_start" not in cfg:
+    if not cfg.get("warm_start"):
         raise ValueError("the config has no warm_start section")
     warm = cfg["warm_start"]
     args = SFTConfig(**{"completion_only_loss": True, **warm["sft"]})

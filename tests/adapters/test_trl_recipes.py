@@ -174,6 +174,7 @@ def test_the_warm_start_trains_an_adapter_that_grpo_starts_from(tmp_path: Path) 
     tok = make_tokenizer(qwen2_5_chat_template)
     with pytest.raises(FileNotFoundError, match=r"sft_warm_start\.py"):  # GRPO refuses to start cold
         recipe.build(cfg, model=tiny_model(tok), tokenizer=tok)
+    recipe.build({**cfg, "warm_start": None}, model=tiny_model(tok), tokenizer=tok)  # --set warm_start=null: cold
     trainer, played = warm.build(cfg, model=tiny_model(tok), tokenizer=tok)
     assert len(played) == 3 and any(p["kept"] for p in played)
     assert all(p["kept"] == (p["return"] >= 0.01) for p in played)
