@@ -8,7 +8,7 @@ mutated in place, only replaced, so sharing them between a state and its fork is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from enum import Enum
 from typing import Any, ClassVar, Generic, Self, TypeVar, overload
 
@@ -102,6 +102,11 @@ class ForkMap(MutableMapping[K_, V_]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._buckets[hash(key) & 31]
+
+    def values_of(self, keys: Iterable[K_], default: V_) -> tuple[V_, ...]:
+        """The value of each key in ``keys`` (``default`` where absent): several reads for the cost of one call."""
+        buckets = self._buckets
+        return tuple([buckets[hash(key) & 31].get(key, default) for key in keys])
 
     def _own(self, key: object) -> dict[K_, V_]:
         i = hash(key) & 31

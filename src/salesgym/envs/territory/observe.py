@@ -15,7 +15,7 @@ from salesgym.core.events import Event
 from salesgym.core.observation_text import episode_line, result_line
 from salesgym.envs.territory.buyers import Ctx
 from salesgym.envs.territory.contract import HOURS_PER_DAY, INBOX_FIELDS, MILESTONES, RESOURCES, day_of, stamp, week_of
-from salesgym.envs.territory.state import BOOKING_LIVE_HOURS, TerritoryState, live_bookings, live_meetings
+from salesgym.envs.territory.state import BOOKING_LIVE_HOURS, MEETING_LIVE_HOURS, TerritoryState
 
 COLUMNS = ("id", "account", "milestone", "crm_stage", "value_low_k", "value_high_k", "target", "last_activity_day")
 MAX_NEW_LINES = 12
@@ -42,6 +42,11 @@ def _hours_left(capacity: float, used: float) -> float:
     # "+ 0.0" turns the -0.0 an overdrawn week can round to into 0.0: a memo treats 0.0 and -0.0 (and 40 and
     # 40.0) as one key, so every value it can return must read the same whichever came first
     return float(round(capacity - used, 2)) + 0.0
+
+
+@lru_cache(maxsize=256)
+def _week_keys(week: int) -> tuple[tuple[str, int], ...]:
+    return tuple((r, week) for r in RESOURCES)
 
 
 @lru_cache(maxsize=4096)
@@ -75,17 +80,17 @@ def _inbox(events: Sequence[Event]) -> list[dict[str, Any]]:
     for e in events:
         if e.kind == "inbox_received":
             p = e.payload
-            items.append(
-                {
-                    **_NO_FIELDS,
-                    **{k: p[k] for k in INBOX_FIELDS if k in p},
-                    "time": stamp(e.time),
-                    "opportunity_id": p["opportunity_id"],
-                    "from": p["from"],
-                    "kind": p["kind"],
-                    "text": p["text"],
-                }
-            )
+            item = {
+                **_NO_FIELDS,
+                "time": stamp(e.time),
+                "opportunity_id": p["opportunity_id"],
+                "from": p["from"],
+                "kind": p["kind"],
+                "text": p["text"],
+            }
+            for k in _NO_FIELDS.keys() & p.keys():  # the typed fields this item has (a few of INBOX_FIELDS)
+                item[k] = p[k]
+            items.append(item)
         elif e.kind == "milestone_advanced":
             items.append(
                 {
@@ -106,19 +111,31 @@ def _alerts(s: TerritoryState, now: float, seller_left: float) -> list[str]:
     alerts = []
     if seller_left <= 0:
         alerts.append("seller hours for this week are used up: only wait is possible until Monday")
-    if not s.expiries or s.expiries[0][0] >= now + ALERT_WINDOW_HOURS:
+    # every alert is about an open item that stops mattering within the window, and the expiry heap says which
+    # those are: only they are read (in the live indexes' order, as live_meetings and live_bookings give them).
+    # Meeting and booking ids never clash ("m0001", "b0001"), so one set of ids serves both.
+    window_end = now + ALERT_WINDOW_HOURS
+    near = {item_id for until, _, item_id in s.expiries if until < window_end}
+    if not near:
         return alerts  # nothing open expires within the window: no meeting or booking needs attention
     today = day_of(now)
-    for m in live_meetings(s, now):
-        if m.discovery_done or not m.accepted:
+    meetings, bookings = s.meetings, s.bookings
+    for mid in s.open_meetings:
+        if mid not in near:
+            continue
+        m = meetings[mid]
+        if m.start + MEETING_LIVE_HOURS <= now or m.discovery_done or not m.accepted:  # lapsed, held or unattended
             continue
         if m.start <= now:  # live meetings started less than a day ago
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) is on now: run_discovery")
         elif day_of(m.start) == today + 1:
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) tomorrow")
     lapse_soon = now + HOURS_PER_DAY - BOOKING_LIVE_HOURS  # bookings that started before this lapse within a day
-    for b in live_bookings(s, now):
-        if b.start <= lapse_soon:
+    for bid in s.open_bookings:
+        if bid not in near:
+            continue
+        b = bookings[bid]
+        if b.start + BOOKING_LIVE_HOURS > now and b.start <= lapse_soon:
             alerts.append(f"booking {b.id} ({b.resource}, {b.opportunity_id}) lapses within a day")
     return alerts[:8]
 
@@ -128,7 +145,8 @@ def observe(ctx: Ctx, result: Mapping[str, Any] | None, new: Sequence[Event]) ->
     now = s.now
     week, day = week_of(now), day_of(now)
     usage, cap = s.usage, w.capacity
-    capacity = {r: _hours_left(cap[r], usage.get((r, week), 0.0)) for r in RESOURCES}
+    used = usage.values_of(_week_keys(week), 0.0)  # one call for the five reads
+    capacity = {r: _hours_left(cap[r], u) for r, u in zip(RESOURCES, used, strict=True)}
     counts = {k: v for k, v in s.row_counts.items() if v}
     inbox = _inbox(new)
     alerts = _alerts(s, now, capacity["seller"])
@@ -157,7 +175,7 @@ def render_text(data: dict[str, Any]) -> str:
     t = data["time"]
     lines = [
         f"{t['stamp']} | day {t['day']}, {t['days_left']} business days left | hours left this week: "
-        + " ".join([_capacity_item(r, v) for r, v in data["capacity_left"].items()]),
+        + " ".join(map(_capacity_item, data["capacity_left"].keys(), data["capacity_left"].values())),
         _pipeline_text(tuple(data["milestone_counts"].items())),
     ]
     inbox = data["inbox"]
