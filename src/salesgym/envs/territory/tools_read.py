@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from salesgym.core.evidence import Evidence
 from salesgym.core.tools import ToolError, ToolOutcome, quote
 from salesgym.envs.territory import buyers
@@ -41,9 +43,14 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
             **account.public(),
             **({"stack": list(account.stack), "news": [n.headline for n in account.news]} if researched else {}),
         },
+        # Stakeholder.public()'s fields written out, then what the seller learnt: a frame and a dict less a person
         "stakeholders": [
-            {**w.stakeholders[sid].public(), "role": p.role, "engaged": p.engaged, "left": p.left}
-            for sid, p in zip(opp.stakeholder_ids, map(s.people.__getitem__, opp.stakeholder_ids), strict=True)
+            {"id": who.id, "name": who.name, "title": who.title, "role": p.role, "engaged": p.engaged, "left": p.left}
+            for who, p in zip(
+                map(w.stakeholders.__getitem__, opp.stakeholder_ids),
+                map(s.people.__getitem__, opp.stakeholder_ids),
+                strict=True,
+            )
             if p.known
         ],
         "learned": {
@@ -84,6 +91,9 @@ def view_opportunity(ctx: Ctx, a: ViewArgs) -> ToolOutcome:
     return done(out, "view_opportunity")
 
 
+_SOURCE_ACTOR = attrgetter("source_actor")
+
+
 def _evidence_summary(evidence: tuple[Evidence, ...]) -> list[dict[str, object]]:
     """Verified buyer evidence on a deal, one line per type: how many, from whom, first and last time."""
     by_type: dict[str, list[Evidence]] = {}
@@ -93,7 +103,7 @@ def _evidence_summary(evidence: tuple[Evidence, ...]) -> list[dict[str, object]]
         {
             "type": t,
             "count": len(es),
-            "from": sorted({e.source_actor for e in es}),
+            "from": sorted(set(map(_SOURCE_ACTOR, es))),
             "first": stamp(es[0].timestamp),
             "last": stamp(es[-1].timestamp),
         }
