@@ -316,10 +316,10 @@ def _answered(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
     m = s.meetings[p["meeting_id"]]
     sid = p["stakeholder_id"]
     if p["accepted"]:
-        s.meetings[m.id] = m._replace(accepted=(*m.accepted, sid))
+        s.meetings[m.id] = replaced(m, {"accepted": (*m.accepted, sid)})
         _person(s, sid, engaged=True)
     else:
-        m = s.meetings[m.id] = m._replace(declined=(*m.declined, sid))
+        m = s.meetings[m.id] = replaced(m, {"declined": (*m.declined, sid)})
         if len(m.declined) == len(m.invitees):  # nobody is coming
             s.open_meetings.pop(m.id, None)
 
@@ -327,7 +327,7 @@ def _answered(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
 @folds("discovery_held")
 def _discovery(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     m = s.meetings[p["meeting_id"]]
-    s.meetings[m.id] = m._replace(discovery_done=True)
+    s.meetings[m.id] = replaced(m, {"discovery_done": True})
     s.open_meetings.pop(m.id, None)
     oid = m.opportunity_id
     deal = s.deals[oid]
@@ -351,7 +351,8 @@ def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, 
     s.bookings[b.id] = b
     s.open_bookings[b.id] = None
     heapq.heappush(s.expiries, (b.start + BOOKING_LIVE_HOURS, "booking", b.id))
-    s.deals[b.opportunity_id] = s.deals[b.opportunity_id]._replace(bookings=(*s.deals[b.opportunity_id].bookings, b.id))
+    deal = s.deals[b.opportunity_id]
+    s.deals[b.opportunity_id] = replaced(deal, {"bookings": (*deal.bookings, b.id)})
     key = (b.resource, week_of(b.start))
     s.usage[key] = s.usage.get(key, 0.0) + b.hours
 
@@ -359,7 +360,7 @@ def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, 
 @folds("booking_cancelled")
 def _cancelled(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     b = s.bookings[p["booking_id"]]
-    s.bookings[b.id] = b._replace(status="cancelled")
+    s.bookings[b.id] = replaced(b, {"status": "cancelled"})
     s.open_bookings.pop(b.id, None)
     if p["refunded"]:
         key = (b.resource, week_of(b.start))
@@ -369,7 +370,7 @@ def _cancelled(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[st
 @folds("booking_used")
 def _used(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     b = s.bookings[p["booking_id"]]
-    s.bookings[b.id] = b._replace(status="used")
+    s.bookings[b.id] = replaced(b, {"status": "used"})
     s.open_bookings.pop(b.id, None)
 
 

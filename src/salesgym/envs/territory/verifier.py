@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from salesgym.core.events import Event
 from salesgym.core.evidence import Verifier
+from salesgym.core.state import replaced
 from salesgym.envs.territory.calendar import HOURS_PER_DAY, HOURS_PER_WEEK, day_of
 from salesgym.envs.territory.contract import MILESTONES
 from salesgym.envs.territory.evidence import EvidenceType
@@ -163,11 +164,11 @@ class Tally:
         if ev.type == EvidenceType.DISQUALIFICATION_REASON and (deal.reason_at is None or t < deal.reason_at):
             changes["reason_at"] = t
         if changes:
-            deal = deal._replace(**changes)
+            deal = replaced(deal, changes)
             times = tuple(times_from_first(opp, deal.first))
             top = len(times) - 1
             terms = None if top < COMMIT else deal.signature if top > COMMIT else deal.final_terms
-            self._put(opp.id, deal._replace(times=times, discount=terms[1] if terms is not None else 0.0))
+            self._put(opp.id, replaced(deal, {"times": times, "discount": terms[1] if terms is not None else 0.0}))
 
     def _put(self, oid: str, deal: Deal) -> None:
         if not self._own:
