@@ -5,17 +5,19 @@
 
 A model whose replies are never calls the environment accepts earns equal (zero) returns in every group, and
 GRPO has no gradient (README.md beside this file). The YAML's ``warm_start`` section says how it first learns
-from demonstrations: the registered ``policy`` (an honest one: it reads what the model reads) plays ``worlds``
-tasks drawn from the curriculum's first stage through the same token-level rollout GRPO samples with
-(:mod:`salesgym.adapters.demonstrations`); the episodes whose return is at least ``min_return`` are kept; TRL's
-``SFTTrainer`` trains a LoRA adapter (``warm_start.lora``) on their reply tokens only (``warm_start.sft`` are its
-``SFTConfig`` arguments). The adapter is saved in ``warm_start.sft.output_dir``; ``grpo_lora.py`` with the same
-config merges it into the model before adding its own LoRA.
+from demonstrations. The registered ``policy`` (an honest one: it reads what the model reads) plays ``worlds``
+tasks drawn from the curriculum's first stage with its own ``seed`` (other worlds than GRPO's), through the
+same token-level rollout GRPO samples with (:mod:`salesgym.adapters.demonstrations`). The episodes whose return
+is at least ``min_return`` are kept. TRL's ``SFTTrainer`` trains a LoRA adapter (``warm_start.lora``) on their
+reply tokens only (``warm_start.sft`` are its ``SFTConfig`` arguments) and saves it in
+``warm_start.sft.output_dir``; ``grpo_lora.py`` with the same config merges it into the model before adding
+its own LoRA.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -36,7 +38,7 @@ from salesgym.adapters.rollout import RolloutConfig, TokenTrajectory
 def demonstrations(cfg: Mapping[str, Any], tokenizer: Any) -> tuple[list[TokenTrajectory], list[dict[str, Any]]]:
     """The teacher's episodes on ``worlds`` tasks of the first stage: those kept, and a line on every one played."""
     warm = cfg["warm_start"]
-    tasks = TaskSampler(curriculum_config(cfg))
+    tasks = TaskSampler(dataclasses.replace(curriculum_config(cfg), seed=int(warm["seed"])))
     rollout = RolloutConfig(**cfg.get("rollout", {}))
     kept: list[TokenTrajectory] = []
     played: list[dict[str, Any]] = []

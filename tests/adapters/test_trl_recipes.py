@@ -180,6 +180,8 @@ def test_the_warm_start_trains_an_adapter_that_grpo_starts_from(tmp_path: Path) 
     assert all(p["kept"] == (p["return"] >= 0.01) for p in played)
     templates = {"crm-inbound-sql", "crm-lifecycle-reset", "sched-earliest-demo", "sched-no-show-rebook"}
     assert {p["make_kwargs"]["template"] for p in played} <= templates
+    grpo_worlds = recipe.TaskSampler(recipe.curriculum_config(cfg))
+    assert not {grpo_worlds.next(0).seed for _ in range(10)} & {p["seed"] for p in played}  # GRPO plays others
     for row in trainer.train_dataset:  # the loss is on the teacher's calls, never on the prompt or the answers
         trained = tok.decode([t for t, label in zip(row["input_ids"], row["labels"], strict=True) if label != -100])
         assert trained.count("<tool_call>") == trained.count("</tool_call>") == trained.count("<|im_end|>") >= 2
