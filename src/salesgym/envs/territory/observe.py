@@ -111,31 +111,22 @@ def _alerts(s: TerritoryState, now: float, seller_left: float) -> list[str]:
     alerts = []
     if seller_left <= 0:
         alerts.append("seller hours for this week are used up: only wait is possible until Monday")
-    # every alert is about an open item that stops mattering within the window, and the expiry heap says which
-    # those are: only they are read (in the live indexes' order, as live_meetings and live_bookings give them).
-    # Meeting and booking ids never clash ("m0001", "b0001"), so one set of ids serves both.
+    # every alert is about an open item that stops mattering within the window (as the expiry heap has it); the
+    # open indexes hold the items' records, in the order live_meetings and live_bookings give them
     window_end = now + ALERT_WINDOW_HOURS
-    near = {item_id for until, _, item_id in s.expiries if until < window_end}
-    if not near:
-        return alerts  # nothing open expires within the window: no meeting or booking needs attention
     today = day_of(now)
-    meetings, bookings = s.meetings, s.bookings
-    for mid in s.open_meetings:
-        if mid not in near:
-            continue
-        m = meetings[mid]
-        if m.start + MEETING_LIVE_HOURS <= now or m.discovery_done or not m.accepted:  # lapsed, held or unattended
+    for m in s.open_meetings.values():
+        until = m.start + MEETING_LIVE_HOURS
+        if until >= window_end or until <= now or m.discovery_done or not m.accepted:  # lapsed, held or unattended
             continue
         if m.start <= now:  # live meetings started less than a day ago
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) is on now: run_discovery")
         elif day_of(m.start) == today + 1:
             alerts.append(f"meeting {m.id} ({m.opportunity_id}) tomorrow")
     lapse_soon = now + HOURS_PER_DAY - BOOKING_LIVE_HOURS  # bookings that started before this lapse within a day
-    for bid in s.open_bookings:
-        if bid not in near:
-            continue
-        b = bookings[bid]
-        if b.start + BOOKING_LIVE_HOURS > now and b.start <= lapse_soon:
+    for b in s.open_bookings.values():
+        until = b.start + BOOKING_LIVE_HOURS
+        if until < window_end and until > now and b.start <= lapse_soon:
             alerts.append(f"booking {b.id} ({b.resource}, {b.opportunity_id}) lapses within a day")
     return alerts[:8]
 

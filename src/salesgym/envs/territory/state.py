@@ -151,8 +151,10 @@ class TerritoryState(State):
     # the rows as one tuple until one changes: derived, so not part of equality or the snapshot
     rows_view: tuple[tuple[Any, ...], ...] | None = field(default=None, compare=False, repr=False)
     row_counts: dict[str, int] = field(default_factory=dict)  # opportunities per shown milestone/status
-    open_meetings: dict[str, None] = field(default_factory=dict)  # ids of meetings not yet discussed
-    open_bookings: dict[str, None] = field(default_factory=dict)  # ids of bookings not yet used or cancelled
+    # the meetings not yet discussed and the bookings not yet used or cancelled, by id, each the current record
+    # (as in meetings and bookings): the alerts and live_* read them without a lookup per item
+    open_meetings: dict[str, Meeting] = field(default_factory=dict)
+    open_bookings: dict[str, Booking] = field(default_factory=dict)
     # (when an open item stops mattering, which index, id): a heap, so the indexes drop expired items as
     # the clock passes them and a step never scans the episode's whole calendar
     expiries: list[tuple[float, str, str]] = field(default_factory=list)
@@ -172,14 +174,12 @@ BOOKING_LIVE_HOURS = BOOKING_USABLE_DAYS * HOURS_PER_DAY
 def live_meetings(s: TerritoryState, now: float) -> list[Meeting]:
     """Meetings that can still matter: not yet discussed, someone may still come, starting from yesterday on.
     Read from the open-meeting index, which drops expired meetings, so the cost does not grow with the episode."""
-    meetings = s.meetings
-    return [m for m in map(meetings.__getitem__, s.open_meetings) if m.start + MEETING_LIVE_HOURS > now]
+    return [m for m in s.open_meetings.values() if m.start + MEETING_LIVE_HOURS > now]
 
 
 def live_bookings(s: TerritoryState, now: float) -> list[Booking]:
     """Bookings not used, cancelled or lapsed, from the open-booking index."""
-    bookings = s.bookings
-    return [b for b in map(bookings.__getitem__, s.open_bookings) if b.start + BOOKING_LIVE_HOURS > now]
+    return [b for b in s.open_bookings.values() if b.start + BOOKING_LIVE_HOURS > now]
 
 
 def new_state(world: TerritoryWorld) -> TerritoryState:
@@ -300,10 +300,9 @@ def _advanced(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
 
 @folds("meeting_requested")
 def _meeting(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
-    s.meetings[p["meeting_id"]] = Meeting(
+    s.meetings[p["meeting_id"]] = s.open_meetings[p["meeting_id"]] = Meeting(
         p["meeting_id"], p["opportunity_id"], tuple(p["invitees"]), p["start"], p["relevance"]
     )
-    s.open_meetings[p["meeting_id"]] = None
     heapq.heappush(s.expiries, (p["start"] + MEETING_LIVE_HOURS, "meeting", p["meeting_id"]))
     for sid in p["invitees"]:
         _person(s, sid, last_contact=e.time)
@@ -316,12 +315,16 @@ def _answered(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
     m = s.meetings[p["meeting_id"]]
     sid = p["stakeholder_id"]
     if p["accepted"]:
-        s.meetings[m.id] = replaced(m, {"accepted": (*m.accepted, sid)})
+        m = replaced(m, {"accepted": (*m.accepted, sid)})
         _person(s, sid, engaged=True)
     else:
-        m = s.meetings[m.id] = replaced(m, {"declined": (*m.declined, sid)})
-        if len(m.declined) == len(m.invitees):  # nobody is coming
-            s.open_meetings.pop(m.id, None)
+        m = replaced(m, {"declined": (*m.declined, sid)})
+    s.meetings[m.id] = m
+    if m.id in s.open_meetings:  # the open index holds the current record, until nobody is coming
+        if p["accepted"] or len(m.declined) < len(m.invitees):
+            s.open_meetings[m.id] = m
+        else:
+            del s.open_meetings[m.id]
 
 
 @folds("discovery_held")
@@ -348,8 +351,7 @@ def _discovery(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[st
 @folds("resource_booked")
 def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     b = Booking(p["booking_id"], p["opportunity_id"], p["resource"], p["hours"], p["start"])
-    s.bookings[b.id] = b
-    s.open_bookings[b.id] = None
+    s.bookings[b.id] = s.open_bookings[b.id] = b
     heapq.heappush(s.expiries, (b.start + BOOKING_LIVE_HOURS, "booking", b.id))
     deal = s.deals[b.opportunity_id]
     s.deals[b.opportunity_id] = replaced(deal, {"bookings": (*deal.bookings, b.id)})
