@@ -162,8 +162,11 @@ class Family(Protocol[W, S]):
 
 class Tally(Protocol):
     """A family's verdict kept as events arrive (optional: a family with ``new_tally(world, verifier)``). The
-    engine feeds it every event as it is appended, forks it with the state for a clone, and ``score()`` reads
-    its ``verdict()`` instead of asking the family to re-read the whole log."""
+    engine feeds it every event of the kinds it ``reads`` as it is appended, forks it with the state for a clone,
+    and ``score()`` reads its ``verdict()`` instead of asking the family to re-read the whole log."""
+
+    @property
+    def reads(self) -> Set[str]: ...  # the event kinds that can change the verdict (the others are not fed)
 
     def add(self, event: Event) -> None: ...
 
@@ -183,7 +186,7 @@ class Context(Generic[W, S]):
     _verifier: Verifier
     _pending_draws: list[tuple[str, ...]]
     provenance: str  # stamped on every event: which family and world seed produced it
-    tally: Tally | None = None  # the family's running verdict, fed every event
+    tally: Tally | None = None  # the family's running verdict, fed every event of the kinds it reads
 
     @property
     def now(self) -> float:
@@ -233,8 +236,9 @@ class Context(Generic[W, S]):
         if core is not None:
             core(state, event)
         family.apply(state, self.world, event)
-        if self.tally is not None:
-            self.tally.add(event)
+        tally = self.tally
+        if tally is not None and kind in tally.reads:  # most of a step's events change no verdict: no call for them
+            tally.add(event)
         return event
 
     def issue_evidence(self, kind: str, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:

@@ -95,6 +95,7 @@ class Tally:
 
     __slots__ = ("_deals", "_own", "ended", "hours_used", "invalid", "penalties", "rejected", "verifier",
                  "violations", "world")
+    reads = READ  # what the engine feeds it
 
     def __init__(self, world: TerritoryWorld, verifier: Verifier) -> None:
         self.world = world
