@@ -16,7 +16,7 @@ from salesgym.core.env import Context
 from salesgym.envs.territory.calendar import HOURS_PER_DAY, day_of, stamp, start_of_week, week_of
 from salesgym.envs.territory.catalog import FamilySpec
 from salesgym.envs.territory.evidence import EvidenceType
-from salesgym.envs.territory.milestones import APPROVAL_EVIDENCE, DECIDES, MILESTONES, final_discount, reached
+from salesgym.envs.territory.milestones import APPROVAL_EVIDENCE, DECIDES, MILESTONES, final_discount, times_from_first
 from salesgym.envs.territory.state import TerritoryState
 from salesgym.envs.territory.world import Opportunity, Stakeholder, TerritoryWorld
 
@@ -130,7 +130,7 @@ def update_milestone(ctx: Ctx, opp: Opportunity) -> None:
     deal = ctx.state.deals[opp.id]
     if deal.status == "disqualified":
         return
-    top = len(reached(ctx.world, opp, deal.evidence)) - 1
+    top = len(times_from_first(opp, deal.first)) - 1
     if top > deal.milestone:
         payload: dict[str, Any] = {"opportunity_id": opp.id, "from": deal.milestone, "to": top, "name": MILESTONES[top]}
         discount = final_discount(opp, deal.evidence, top)

@@ -1,7 +1,9 @@
 """Milestone rules: which buyer evidence moves an opportunity to which milestone (docs/milestones.md).
 
-One function, :func:`reached`, is used both by the live simulation (to show the seller its verified
-milestone) and by the private verifier (for the authoritative score), so the two can never disagree.
+The same functions are used by the live simulation (to show the seller its verified milestone) and by the
+private verifier (for the authoritative score), so the two can never disagree: each keeps, per deal, the
+earliest time of every qualifying key (:func:`qualifying_keys`, :func:`earliest`) as evidence arrives, and
+derives the milestones' times from it (:func:`times_from_first`); :func:`reached` does the same over a ledger.
 Rules consult hidden truth (who really holds authority, which approvals this account requires); the
 evidence passed in must already be proof-checked by the caller.
 """
@@ -15,8 +17,8 @@ from salesgym.envs.territory.contract import DISQUALIFIED, MILESTONES
 from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory.world import Opportunity, TerritoryWorld
 
-__all__ = ["AUTHORITY_MIN", "DISQUALIFIED", "MILESTONES", "final_discount", "first_times", "qualifying_keys", "reached",
-           "times_from_first"]
+__all__ = ["AUTHORITY_MIN", "DISQUALIFIED", "MILESTONES", "earliest", "final_discount", "first_times",
+           "qualifying_keys", "reached", "times_from_first"]
 
 COMMIT = MILESTONES.index("Commit")
 AUTHORITY_MIN = 0.65  # budget confirmation and sponsorship count only from people who really hold authority
@@ -60,13 +62,23 @@ def qualifying_keys(world: TerritoryWorld, opp: Opportunity, e: Evidence) -> tup
     return (kind,)
 
 
-def first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> dict[str, float]:
+def earliest(first: Mapping[str, float], keys: Iterable[str], t: float) -> Mapping[str, float]:
+    """``first`` (qualifying key -> its earliest time) once ``keys`` also appeared at ``t``: a new mapping when that
+    moves a time, else ``first`` itself, so records that hold it are replaced only on a change, never mutated."""
+    if all(k in first and first[k] <= t for k in keys):
+        return first
+    moved = dict(first)
+    for k in keys:
+        if k not in moved or t < moved[k]:
+            moved[k] = t
+    return moved
+
+
+def first_times(world: TerritoryWorld, opp: Opportunity, evidence: Iterable[Evidence]) -> Mapping[str, float]:
     """One pass over the ledger: the earliest time each key of :func:`qualifying_keys` appeared."""
-    first: dict[str, float] = {}
+    first: Mapping[str, float] = {}
     for e in evidence:
-        for key in qualifying_keys(world, opp, e):
-            if key not in first or e.timestamp < first[key]:
-                first[key] = e.timestamp
+        first = earliest(first, qualifying_keys(world, opp, e), e.timestamp)
     return first
 
 

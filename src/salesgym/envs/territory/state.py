@@ -18,6 +18,7 @@ from salesgym.core.state import Folds, ForkMap, State, replaced
 from salesgym.envs.territory.calendar import HOURS_PER_DAY, week_of
 from salesgym.envs.territory.contract import BOOKING_USABLE_DAYS, DISQUALIFIED, MILESTONES
 from salesgym.envs.territory.evidence import EvidenceType
+from salesgym.envs.territory.milestones import earliest, qualifying_keys
 from salesgym.envs.territory.world import TerritoryWorld
 
 RECENT_WINDOW_H = 40.0  # messages within a business week count towards fatigue
@@ -67,6 +68,9 @@ class Deal(NamedTuple):
     milestone: int = 0
     status: str = "open"  # open | closed | disqualified
     evidence: tuple[Evidence, ...] = ()
+    # qualifying key (milestones.qualifying_keys) -> its earliest time in the evidence: the verified milestone's
+    # input, kept as evidence arrives rather than re-derived from the whole ledger (never mutated: replaced)
+    first: Mapping[str, float] = {}
     pains_known: frozenset[str] = frozenset()
     approvals_known: tuple[str, ...] | None = None
     budget_known: tuple[float, float] | None = None
@@ -285,7 +289,9 @@ def _replied(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str,
 @folds("evidence_recorded")
 def _evidence(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, Any]) -> None:
     ev = Evidence.from_dict(p["evidence"])
-    _deal(s, world, ev.subject, evidence=(*s.deals[ev.subject].evidence, ev))
+    deal = s.deals[ev.subject]
+    first = earliest(deal.first, qualifying_keys(world, world.opportunities[ev.subject], ev), ev.timestamp)
+    _deal(s, world, ev.subject, evidence=(*deal.evidence, ev), first=first)
 
 
 @folds("milestone_advanced")

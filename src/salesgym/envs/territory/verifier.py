@@ -32,7 +32,7 @@ from salesgym.core.state import replaced
 from salesgym.envs.territory.calendar import HOURS_PER_DAY, HOURS_PER_WEEK, day_of
 from salesgym.envs.territory.contract import MILESTONES
 from salesgym.envs.territory.evidence import EvidenceType
-from salesgym.envs.territory.milestones import COMMIT, qualifying_keys, times_from_first
+from salesgym.envs.territory.milestones import COMMIT, earliest, qualifying_keys, times_from_first
 from salesgym.envs.territory.world import Opportunity, TerritoryWorld
 
 # The benchmark's metric (fixed: a training run may reshape its reward, never the score).
@@ -152,11 +152,8 @@ class Tally:
             return
         changes: dict[str, Any] = {}
         keys = qualifying_keys(self.world, opp, ev)
-        if any(k not in deal.first or t < deal.first[k] for k in keys):
-            first = dict(deal.first)
-            for k in keys:
-                if k not in first or t < first[k]:
-                    first[k] = t
+        first = earliest(deal.first, keys, t)
+        if first is not deal.first:
             changes["first"] = first
         if ev.type == EvidenceType.CONTRACT_SIGNATURE and (deal.signature is None or t < deal.signature[0]):
             changes["signature"] = (t, float(ev.claim.get("discount", 0.0)))
