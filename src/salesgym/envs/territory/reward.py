@@ -77,10 +77,16 @@ class RewardConfig:
 
 
 def potential(cfg: RewardConfig, state: TerritoryState, world: TerritoryWorld) -> float:
-    """Φ in primary-score units, from public values only (``state.shown_value``: v̂ · price per milestone)."""
+    """Φ in primary-score units, from public values only (``state.shown_value``: v̂ · price per milestone).
+    Remembered in ``state.phi`` until a fold moves the values: most steps move none."""
+    memo = state.phi
+    if memo is not None and memo[0] is cfg and memo[1] is world:
+        return memo[2]
     weights = cfg.weights
     total = sum(weights[m] * v for m, v in state.shown_value.items())
-    return (total + cfg.dq_credit * state.dq_shown) * 100.0 / constrained_hours(world)
+    phi = (total + cfg.dq_credit * state.dq_shown) * 100.0 / constrained_hours(world)
+    state.phi = (cfg, world, phi)
+    return phi
 
 
 def step_reward(

@@ -139,7 +139,7 @@ class TerritoryState(State):
         "open_bookings",
         "expiries",
     )
-    DERIVED = frozenset({"rows_view"})
+    DERIVED = frozenset({"rows_view", "phi"})
 
     # containers that grow with the episode are ForkMaps (a fork shares them); those the size of the territory
     # (deals, CRM records, portfolio rows) are plain dicts, copied by a fork
@@ -165,6 +165,8 @@ class TerritoryState(State):
     # public value (value-band midpoint x price) of the deals at each verified milestone: what Φ weighs
     shown_value: dict[int, float] = field(default_factory=dict)
     dq_shown: float = 0.0  # public value x horizon share freed of the deals dropped on the buyer's reason
+    # (reward config, world, Φ) as reward.potential last computed it, until a fold moves shown_value or dq_shown
+    phi: tuple[object, object, float] | None = field(default=None, compare=False, repr=False)
     hours_used: float = 0.0
 
     def __post_init__(self) -> None:
@@ -301,6 +303,7 @@ def _advanced(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str
     price = 1.0 - p.get("discount", 0.0)
     s.shown_value[deal.milestone] -= shown * deal.price
     s.shown_value[p["to"]] = s.shown_value.get(p["to"], 0.0) + shown * price
+    s.phi = None
     _deal(s, world, oid, milestone=p["to"], price=price)
 
 
@@ -457,6 +460,7 @@ def _disqualified(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping
     oid = p["opportunity_id"]
     if any(ev.type == EvidenceType.DISQUALIFICATION_REASON for ev in s.deals[oid].evidence):  # the buyer's reason
         s.dq_shown += world.opportunities[oid].shown_value * max(0.0, 1.0 - e.time / world.horizon)
+        s.phi = None
     _deal(s, world, oid, status="disqualified", last_activity=e.time)
 
 
