@@ -35,7 +35,7 @@ from salesgym.core.events import Event, EventLog
 from salesgym.core.evidence import Evidence, Verifier
 from salesgym.core.numbers import rounded
 from salesgym.core.rng import uniform
-from salesgym.core.state import State
+from salesgym.core.state import Fold, Folds, State
 from salesgym.core.tools import ToolBox, ToolError, mcp_schema, result_dict
 
 TIME_DECIMALS = 4  # simulated time is kept to 1/10000 of a time unit
@@ -187,6 +187,9 @@ class Context(Generic[W, S]):
     _pending_draws: list[tuple[str, ...]]
     provenance: str  # stamped on every event: which family and world seed produced it
     tally: Tally | None = None  # the family's running verdict, fed every event of the kinds it reads
+    # the family's fold steps by event kind, when its ``apply`` is a Folds table's: emit calls the kind's step
+    # itself (a frame less on every event); otherwise (None) it calls ``apply``
+    folds: Mapping[str, Fold[S, W]] | None = None
 
     @property
     def now(self) -> float:
@@ -235,7 +238,13 @@ class Context(Generic[W, S]):
         core = _CORE_FOLDS.get(kind)
         if core is not None:
             core(state, event)
-        family.apply(state, self.world, event)
+        folds = self.folds
+        if folds is None:
+            family.apply(state, self.world, event)
+        else:  # Folds.apply, written out
+            fold = folds.get(kind)
+            if fold is not None:
+                fold(state, self.world, event, body)
         tally = self.tally
         if tally is not None and kind in tally.reads:  # most of a step's events change no verdict: no call for them
             tally.add(event)
@@ -570,7 +579,9 @@ class Environment(Generic[W, S]):
         if ctx is None:  # one per episode (and per clone), not one per step
             state, world = self._require()
             assert self._verifier is not None
+            table = getattr(self.family.apply, "__self__", None)
             ctx = self._context = Context(
-                world, state, self.family, self._log, self._verifier, [], self._provenance, self._tally
+                world, state, self.family, self._log, self._verifier, [], self._provenance, self._tally,
+                table.by_kind if isinstance(table, Folds) else None,
             )
         return ctx
