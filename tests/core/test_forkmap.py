@@ -13,7 +13,7 @@ from salesgym.core.state import ForkMap
 
 KEYS = st.one_of(st.text(max_size=4), st.tuples(st.text(max_size=3), st.text(max_size=3)).map(lambda t: "|".join(t)))
 OPS = st.lists(
-    st.tuples(st.sampled_from(["set", "del", "fork", "switch"]), KEYS, st.integers()), max_size=200
+    st.tuples(st.sampled_from(["set", "add", "del", "fork", "switch"]), KEYS, st.integers()), max_size=200
 )
 
 
@@ -28,6 +28,9 @@ def test_forkmaps_behave_like_independent_dicts(ops: list[tuple[str, str, int]])
         if op == "set":
             m[key] = value
             d[key] = value
+        elif op == "add":
+            m.add(key, value, 5)
+            d[key] = d.get(key, 5) + value
         elif op == "del" and key in d:
             del m[key]
             del d[key]

@@ -231,10 +231,8 @@ class Context(Generic[W, S]):
         if at > state.now:
             state.now = at
         if "draws" in body:
-            draws = state.draws
             for key in body["draws"]:
-                k = tuple(key)
-                draws[k] = draws.get(k, 0) + 1
+                state.draws.add(tuple(key), 1)
         core = _CORE_FOLDS.get(kind)
         if core is not None:
             core(state, event)
@@ -269,10 +267,8 @@ def apply_event(family: Family[Any, Any], state: State, world: World, event: Eve
         state.now = event.time
     payload = event.payload
     if "draws" in payload:
-        draws = state.draws
         for key in payload["draws"]:
-            k = tuple(key)
-            draws[k] = draws.get(k, 0) + 1
+            state.draws.add(tuple(key), 1)
     core = _CORE_FOLDS.get(event.kind)
     if core is not None:
         core(state, event)

@@ -122,6 +122,15 @@ class ForkMap(MutableMapping[K_, V_]):
             self._len += 1
         bucket[key] = value
 
+    def add(self, key: K_, amount: Any, start: Any = 0) -> None:
+        """``self[key] = self.get(key, start) + amount`` in one call (counters: draws per key, hours per week)."""
+        bucket: dict[K_, Any] = self._own(key)
+        if key in bucket:
+            bucket[key] += amount
+        else:
+            self._len += 1
+            bucket[key] = start + amount
+
     def __delitem__(self, key: K_) -> None:
         bucket = self._own(key)
         del bucket[key]

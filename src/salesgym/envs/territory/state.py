@@ -250,7 +250,7 @@ def _tool(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, An
     hours = float(p["resource_cost"].get("seller", 0.0))
     if hours:
         key = ("seller", week_of(p["started"]))  # charged to the week the call started
-        s.usage[key] = s.usage.get(key, 0.0) + hours
+        s.usage.add(key, hours, 0.0)
         s.hours_used += hours
 
 
@@ -365,7 +365,7 @@ def _booked(s: TerritoryState, world: TerritoryWorld, e: Event, p: Mapping[str, 
     deal = s.deals[b.opportunity_id]
     s.deals[b.opportunity_id] = replaced(deal, {"bookings": (*deal.bookings, b.id)})
     key = (b.resource, week_of(b.start))
-    s.usage[key] = s.usage.get(key, 0.0) + b.hours
+    s.usage.add(key, b.hours, 0.0)
 
 
 @folds("booking_cancelled")
