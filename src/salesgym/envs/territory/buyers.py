@@ -17,7 +17,7 @@ from salesgym.envs.territory.calendar import HOURS_PER_DAY, day_of, stamp, start
 from salesgym.envs.territory.catalog import FamilySpec
 from salesgym.envs.territory.evidence import EvidenceType
 from salesgym.envs.territory.milestones import APPROVAL_EVIDENCE, DECIDES, MILESTONES, final_discount, times_from_first
-from salesgym.envs.territory.state import TerritoryState
+from salesgym.envs.territory.state import Person, TerritoryState
 from salesgym.envs.territory.world import Opportunity, Stakeholder, TerritoryWorld
 
 Ctx = Context[TerritoryWorld, TerritoryState]
@@ -70,32 +70,37 @@ def relevance(ctx: Ctx, opp: Opportunity, who: Stakeholder, refs: set[str]) -> f
 
 
 def is_champion_engaged(ctx: Ctx, opp: Opportunity) -> bool:
-    return any(
-        ctx.world.stakeholders[sid].role == "champion"
-        and ctx.state.people[sid].engaged
-        and not ctx.state.people[sid].left
-        for sid in opp.stakeholder_ids
-    )
+    stakeholders, people = ctx.world.stakeholders, ctx.state.people
+    for sid in opp.stakeholder_ids:
+        if stakeholders[sid].role == "champion":
+            person = people[sid]
+            if person.engaged and not person.left:
+                return True
+    return False
 
 
 FOLLOW_UP_H = 16.0  # answering a buyer within two business days keeps momentum
 
 
-def momentum(ctx: Ctx, who: Stakeholder) -> float:
+# The helpers below take the person's state record the caller has already read (a decision reads one person
+# several ways).
+def momentum(now: float, person: Person) -> float:
     """1 if the seller is following up promptly on this person's last reply, else 0."""
-    return 1.0 if ctx.now - ctx.state.people[who.id].replied_at <= FOLLOW_UP_H else 0.0
+    return 1.0 if now - person.replied_at <= FOLLOW_UP_H else 0.0
 
 
-def seniority_gap(ctx: Ctx, opp: Opportunity, who: Stakeholder) -> float:
-    """Senior people ignore cold outreach unless a champion brought the seller in."""
-    if ctx.state.people[who.id].engaged or is_champion_engaged(ctx, opp):
+def seniority_gap(ctx: Ctx, opp: Opportunity, who: Stakeholder, person: Person, champion: bool | None = None) -> float:
+    """Senior people ignore cold outreach unless a champion brought the seller in (``champion``: whether one is
+    engaged, where the caller knows already)."""
+    if person.engaged:
         return 0.0
-    return max(0.0, who.authority - 0.6) * 3.0
+    if champion is None:
+        champion = is_champion_engaged(ctx, opp)
+    return 0.0 if champion else max(0.0, who.authority - 0.6) * 3.0
 
 
-def fatigue(ctx: Ctx, sid: str) -> int:
-    now = ctx.now
-    return sum(1 for t in ctx.state.people[sid].recent if now - t < 40.0)
+def fatigue(now: float, person: Person) -> int:
+    return sum(1 for t in person.recent if now - t < 40.0)
 
 
 def schedule(ctx: Ctx, delay_hours: float, what: str, actor: str, **data: Any) -> None:
@@ -141,10 +146,11 @@ def update_milestone(ctx: Ctx, opp: Opportunity) -> None:
 
 def people(ctx: Ctx, opp: Opportunity, *roles: str) -> list[Stakeholder]:
     """Committee members still at the account with one of ``roles`` (in committee order)."""
+    state_people = ctx.state.people
     return [
-        ctx.world.stakeholders[sid]
-        for sid in opp.stakeholder_ids
-        if ctx.world.stakeholders[sid].role in roles and not ctx.state.people[sid].left
+        who
+        for who in map(ctx.world.stakeholders.__getitem__, opp.stakeholder_ids)
+        if who.role in roles and not state_people[who.id].left
     ]
 
 
@@ -166,7 +172,7 @@ def frozen(ctx: Ctx, opp: Opportunity) -> bool:
 def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool:
     """Decide whether and when ``who`` replies; returns True if a reply is on its way."""
     person = ctx.state.people[who.id]
-    d, tired, ignored = person.disposition, fatigue(ctx, who.id), person.unanswered - 1  # this one included
+    d, tired, ignored = person.disposition, fatigue(ctx.now, person), person.unanswered - 1  # this one included
     if tired > SPAM_THRESHOLD or ignored > 1:
         why = "too many messages" if tired > SPAM_THRESHOLD else "keeps writing though we did not answer"
         nudge(ctx, who.id, -0.08 * max(tired - SPAM_THRESHOLD, ignored - 1), why)
@@ -179,11 +185,11 @@ def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool
         + 2.5 * rel
         + 1.5 * d
         + 0.8 * engaged
-        + 0.7 * momentum(ctx, who)
+        + 0.7 * momentum(ctx.now, person)  # the nudges above change only the disposition (read before them)
         - 0.9 * max(0, tired - 2)
         - 0.6 * max(0, ignored)  # someone who ignored one message tends to ignore the next
         - (1.5 if bump else 0.0)
-        - seniority_gap(ctx, opp, who)
+        - seniority_gap(ctx, opp, who, person)
     )
     if ctx.draw("buyer", who.id, "reply") >= p:
         return False
@@ -200,7 +206,9 @@ def on_message(ctx: Ctx, opp: Opportunity, who: Stakeholder, rel: float) -> bool
 
 
 def on_meeting_invite(ctx: Ctx, opp: Opportunity, meeting_id: str, invitees: Iterable[Stakeholder], rel: float) -> None:
-    intro = 1.0 if is_champion_engaged(ctx, opp) else 0.0
+    champion = is_champion_engaged(ctx, opp)  # answers are only scheduled here: nobody's state moves in the loop
+    intro = 1.0 if champion else 0.0
+    now = ctx.now
     for who in invitees:
         person = ctx.state.people[who.id]
         p = sigmoid(
@@ -209,9 +217,9 @@ def on_meeting_invite(ctx: Ctx, opp: Opportunity, meeting_id: str, invitees: Ite
             + 1.2 * person.engaged
             + 1.0 * rel
             + 0.8 * intro
-            + 0.7 * momentum(ctx, who)
-            - 0.5 * max(0, fatigue(ctx, who.id) - 2)
-            - seniority_gap(ctx, opp, who)
+            + 0.7 * momentum(now, person)
+            - 0.5 * max(0, fatigue(now, person) - 2)
+            - seniority_gap(ctx, opp, who, person, champion)
         )
         accepted = ctx.draw("buyer", who.id, "meeting") < p
         schedule(
