@@ -54,8 +54,9 @@ def qualifying_keys(world: TerritoryWorld, opp: Opportunity, e: Evidence) -> tup
     if e.subject != opp.id or e.source_actor not in opp.stakeholder_ids:
         return ()
     kind = e.type
-    senior = world.stakeholders[e.source_actor].authority >= AUTHORITY_MIN
-    if kind in (E.BUDGET_CONFIRMATION, E.AUTHORISED_SPONSOR) and not senior:
+    # budget confirmations and sponsorships count only from people with real authority (looked up for them alone)
+    senior_only = kind in (E.BUDGET_CONFIRMATION, E.AUTHORISED_SPONSOR)
+    if senior_only and world.stakeholders[e.source_actor].authority < AUTHORITY_MIN:
         return ()
     if kind == E.PROCUREMENT_APPROVAL and e.claim.get("final_terms"):
         return (kind, "procurement_final")
