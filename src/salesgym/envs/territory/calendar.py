@@ -51,6 +51,7 @@ def _day_label(day: int) -> str:
     return f"{WEEKDAYS[day % DAYS_PER_WEEK]} {date_of(day * HOURS_PER_DAY).isoformat()}"
 
 
+@lru_cache(maxsize=4096)  # a step stamps its clock, its inbox items and a meeting's start (asked again per answer)
 def stamp(t: float) -> str:
     """Human-readable simulated time, e.g. ``Tue 2027-01-05 13:30`` (days start at 09:00).
 
