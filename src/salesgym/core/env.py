@@ -250,7 +250,8 @@ class Context(Generic[W, S]):
 
     def issue_evidence(self, kind: str, subject: str, source_actor: str, claim: Mapping[str, Any]) -> Evidence:
         """Buyer actors only: create a signed evidence record and emit it."""
-        evidence = self._verifier.issue(f"evd{self.state.seq:06d}", kind, subject, source_actor, self.now, claim)
+        state = self.state
+        evidence = self._verifier.issue(f"evd{state.seq:06d}", kind, subject, source_actor, state.now, claim)
         record = self._verifier.signed_record(evidence)  # the verifier's own record, shared read-only
         self.emit("evidence_recorded", source_actor, {"evidence": record}, owned=True)
         return evidence

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from itertools import repeat
 from typing import Any
 
 from salesgym.core.clock import Scheduled
@@ -63,8 +64,8 @@ def relevance(ctx: Ctx, opp: Opportunity, who: Stakeholder, refs: set[str]) -> f
         return 0.0
     account = ctx.world.accounts[opp.account_id]
     severity = dict(zip(account.pains, account.severity, strict=True))
-    cares = sum(severity.get(p, 0.3) for p in who.pains)
-    hit = sum(severity.get(p, 0.3) for p in refs & set(who.pains)) / cares if cares else 0.0
+    cares = sum(map(severity.get, who.pains, repeat(0.3)))  # severity.get(p, 0.3) for each pain, without a frame
+    hit = sum(map(severity.get, refs & set(who.pains), repeat(0.3))) / cares if cares else 0.0
     real = refs & set(account.pains)
     return float(hit * (len(real) / len(refs)) ** 0.5)
 
@@ -104,7 +105,7 @@ def fatigue(now: float, person: Person) -> int:
 
 
 def schedule(ctx: Ctx, delay_hours: float, what: str, actor: str, **data: Any) -> None:
-    ctx.emit("scheduled", actor, {"due": round(ctx.now + max(0.25, delay_hours), 2), "what": what, "data": data})
+    ctx.emit("scheduled", actor, {"due": round(ctx.state.now + max(0.25, delay_hours), 2), "what": what, "data": data})
 
 
 def nudge(ctx: Ctx, sid: str, delta: float, why: str) -> None:
