@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -68,8 +69,8 @@ def slow_split(tmp_path: Path) -> Path:
     return d
 
 
-@pytest.fixture
-def bench(slow_split: Path, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+@contextlib.contextmanager
+def _bench(slow_split: Path, tmp_path: Path, workers: int) -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -81,7 +82,7 @@ def bench(slow_split: Path, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]
             "--splits-dir",
             str(slow_split),
             "--workers",
-            "2",
+            str(workers),
             "-p",
             "expected-value",
             "-p",
@@ -105,6 +106,12 @@ def bench(slow_split: Path, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]
         proc.wait()
         if proc.stderr is not None:
             proc.stderr.close()
+
+
+@pytest.fixture
+def bench(slow_split: Path, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    with _bench(slow_split, tmp_path, workers=2) as proc:
+        yield proc
 
 
 def _workers_running(proc: subprocess.Popen[bytes]) -> bool:
@@ -145,3 +152,23 @@ def test_sigterm_stops_the_bench_cleanly(bench: subprocess.Popen[bytes], tmp_pat
         timeout=60,
     )
     assert done.returncode == 0 and "slow-" in done.stdout, done.stdout + done.stderr
+
+
+def test_sigterm_stops_an_in_process_bench_without_failing_the_episode(slow_split: Path, tmp_path: Path) -> None:
+    """With one worker the episodes play in the bench's own process, so SIGTERM arrives inside an episode: it
+    must stop the run, not be taken for the episode's failure (which marks it invalid and plays on)."""
+    db = tmp_path / "runs.sqlite"
+    with _bench(slow_split, tmp_path, workers=1) as proc:
+        time.sleep(8)  # well inside the first episode (a 100-opportunity, 180-day territory)
+        assert proc.poll() is None, "the bench finished before it could be stopped"
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            _, stderr = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the bench played on after SIGTERM")
+        text = stderr.decode()
+        assert proc.returncode == 143, text
+        assert "Traceback" not in text
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        statuses = [s for (s,) in con.execute("SELECT status FROM episodes")]
+    assert "error" not in statuses, statuses

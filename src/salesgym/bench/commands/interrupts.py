@@ -9,8 +9,10 @@ from contextlib import contextmanager
 from types import FrameType
 
 
-class Terminated(Exception):
-    """SIGTERM during a benchmark: stop like Ctrl-C (finished episodes are already saved)."""
+class Terminated(BaseException):
+    """SIGTERM during a benchmark: stop like Ctrl-C (finished episodes are already saved). A BaseException, as
+    KeyboardInterrupt is, so the handlers that record an episode's own failure let it through: with one worker
+    the episode runs in this process, and SIGTERM lands inside it."""
 
 
 @contextmanager
