@@ -4,14 +4,26 @@ and each strategy shows what it says it shows."""
 from __future__ import annotations
 
 import re
+import signal
 from itertools import pairwise
+from types import FrameType
 
 import pytest
 from llm_helpers import Baseline, llm, play_baseline, run, scripted_server
 
 from salesgym.agents.base import Episode
 from salesgym.agents.llm import LLMConfig, sampling_seed
-from salesgym.agents.llm.context import STATE_CHARS, Block, CallNote, args_text, digest
+from salesgym.agents.llm.context import (
+    MIN_CUT_CHARS,
+    STATE_CHARS,
+    Block,
+    CallNote,
+    ContextBuilder,
+    ContextOverflow,
+    args_text,
+    digest,
+)
+from salesgym.agents.llm.tokens import TokenEstimator
 from salesgym.llm.config import DEFAULT_CONTEXT_TOKENS
 from salesgym.testing.scripted_openai import ScriptedOpenAI, moves_from_actions
 
@@ -136,6 +148,53 @@ def test_digest_lines_are_short_and_deterministic() -> None:
     assert digest([block], 1) == (
         "t3-t3: 1 calls (wait 1), 0 refused, 0 replies without a tool call\nt4 view_opportunity() -> error: x"
     )
+
+
+def _cut_within(builder: ContextBuilder, messages: list[dict[str, object]], seconds: int = 5) -> object:
+    """``builder._cut(messages)``: its result, or the ContextOverflow it raised; a loop that never ends fails."""
+
+    def stuck(signum: int, frame: FrameType | None) -> None:
+        raise AssertionError(f"_cut still running after {seconds} s: it loops")
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(seconds)
+    try:
+        return builder._cut(messages)  # type: ignore[arg-type]
+    except ContextOverflow as overflow:
+        return overflow
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("text_chars", [MIN_CUT_CHARS + 1, MIN_CUT_CHARS + 30, MIN_CUT_CHARS + 60, 300, 401, 5_000])
+@pytest.mark.parametrize("spare_chars", [0, 100, 240, 1_000])
+def test_the_last_resort_cut_ends_fitting_or_with_an_overflow(text_chars: int, spare_chars: int) -> None:
+    """The last resort halves the longest texts with a note of what was cut. Whatever the texts, it ends: with a
+    prompt within the budget, or with ContextOverflow when the texts it may not cut (the system prompt, the tool
+    calls) leave no room. (A text just above the floor came back longer with its note, and it looped forever.)"""
+    config = LLMConfig(model="m", context_tokens=4_000, max_tokens=256)
+    builder = ContextBuilder(config, TokenEstimator(), tools_chars=0)
+    system = {"role": "system", "content": "s"}
+    call = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+            "function": {"name": "f", "arguments": "x"}}]}  # fmt: skip
+    texts = [{"role": "user", "content": "u" * text_chars}, call, {"role": "tool", "tool_call_id": "c1",
+             "content": "t" * text_chars}]  # fmt: skip
+    fixed_chars = builder.estimator.chars_for(builder.limit, 4) - (2 * MIN_CUT_CHARS + spare_chars)
+    system["content"] = "s" * max(1, fixed_chars)  # the system prompt leaves room for the texts' floors and the spare
+    messages = [system, *texts]
+    outcome = _cut_within(builder, messages)
+    if isinstance(outcome, ContextOverflow):
+        assert "does not fit" in str(outcome)
+        assert builder.tokens(messages) > builder.limit
+    else:
+        assert isinstance(outcome, list)
+        assert builder.tokens(outcome) <= builder.limit
+        assert outcome[0] == system and outcome[2] == call  # never cut: the system prompt and the tool calls
+        for before, after in zip(messages, outcome, strict=True):
+            text = before.get("content")
+            if isinstance(text, str) and after["content"] != text:
+                assert len(after["content"]) < len(text) and "characters cut to fit the context" in after["content"]
 
 
 def test_a_context_too_small_for_the_task_card_stops_with_a_reason(ev: Baseline, server: ScriptedOpenAI) -> None:

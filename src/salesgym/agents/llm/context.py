@@ -53,6 +53,7 @@ ARGS_CHARS = 96  # the most of a call's arguments a digest line shows
 STATE_CHARS = 2000  # the most of an old observation shown as "where things stood"
 REASON_CHARS = 80  # the most of a refusal's reason a digest line shows
 MIN_CUT_CHARS = 200  # a message text is never cut below this
+CUT_NOTE_CHARS = 64  # room for the note a cut leaves ("[... 1,234 characters cut ...]"): only longer texts are cut
 
 
 class ContextOverflow(Exception):
@@ -305,14 +306,15 @@ class ContextBuilder:
         return [conv.system, {"role": "user", "content": text}, *shown]
 
     def _cut(self, messages: list[Message]) -> list[Message]:
-        """Last resort: halve the longest texts (never the system prompt) until the prompt fits."""
+        """Last resort: halve the longest texts (never the system prompt) until the prompt fits. Only a text
+        longer than the floor and a note can be cut, so every cut shortens the prompt and the loop ends."""
         out = [dict(m) for m in messages]
         while self.tokens(out) > self.limit:
             texts = [(len(m["content"]), i) for i, m in enumerate(out[1:], 1) if isinstance(m.get("content"), str)]
             longest = max(texts, default=(0, -1))
-            if longest[0] <= MIN_CUT_CHARS:
+            if longest[0] <= MIN_CUT_CHARS + CUT_NOTE_CHARS:
                 raise ContextOverflow(
-                    f"the prompt does not fit in {self.limit:,} tokens even with every text cut to "
+                    f"the prompt does not fit in {self.limit:,} tokens even with every text cut to about "
                     f"{MIN_CUT_CHARS} characters; raise context_tokens"
                 )
             i = longest[1]
