@@ -321,6 +321,8 @@ def test_a_model_that_never_calls_a_tool_shows_why_its_episodes_ended(server: Sc
                                env=WIDE)  # fmt: skip
     assert shown.exit_code == 0, shown.output
     assert "stopped in turn 1 (no_tool_call)" in shown.output and "Let me think." in shown.output
+    header = shown.output.split("Trace (")[0]  # the stopped turn is the trace's: the header names only why
+    assert "stopped reason no_tool_call" in header and "Let me think." not in header
 
 
 def test_invalid_episodes_are_not_scored_and_a_mostly_invalid_row_is_not_ranked() -> None:

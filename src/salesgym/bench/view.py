@@ -56,7 +56,9 @@ def _meta(trajectory: Mapping[str, Any], n_turns: int) -> list[tuple[str, str]]:
     meta = [(k, clean_scalar(v)) for k, v in fields if v not in (None, "")]
     meta.append(("turns", str(n_turns)))
     meta.append(("end", clean_scalar(trajectory.get("end", "?"))))
-    totals = as_dict(trajectory.get("totals"))
+    totals = dict(as_dict(trajectory.get("totals")))
+    if "stopped" in totals:  # the turn it stopped in is the trace's last entry: the header names only why
+        totals["stopped"] = {k: v for k, v in as_dict(totals["stopped"]).items() if k != "turn"}
     if totals:
         meta.append(("model totals", figure(totals)))
     return meta
