@@ -242,6 +242,7 @@ def test_the_context_length_the_endpoint_publishes_is_the_runs(tmp_path: Path) -
         db = tmp_path / "ctx.sqlite"
         result = _llm_only(published, db, "--max-steps", "2")
         assert result.exit_code == 0, result.output
+        assert "publishes no context length" not in result.stderr
         bodies = [r["body"] for r in published.requests_for(_key(t))]
     assert [b["tool_choice"] for b in bodies] == ["auto", "auto"]  # the default, with the tools
     with Store(db, readonly=True) as store:
@@ -302,6 +303,9 @@ def test_a_model_that_never_calls_a_tool_shows_why_its_episodes_ended(server: Sc
     db = tmp_path / "talk.sqlite"
     result = _llm_only(server, db, episodes=2)
     assert result.exit_code == 0, result.output
+    # this server publishes no context length and none was given: the run says what it assumes
+    assert (f"note: the endpoint at {server.base_url} publishes no context length for scripted: the policy "
+            "assumes 32,000 tokens; give --context-tokens if the model reads fewer") in result.stderr
     board = _board_rows(result.stdout)
     assert board["llm"][0] != "invalid" and "no call 100%" in " ".join(board["llm"])
     assert board["idle"][-1] == "—"  # ran to its end

@@ -239,6 +239,21 @@ def resolve_llm(options: dict[str, Any], probe: bool = True) -> PolicySpec:
     return PolicySpec(LLM, LLM_NAME, config=json.dumps(data, sort_keys=True, default=str))
 
 
+def context_note(spec: PolicySpec) -> str | None:
+    """A note for a model whose context length neither the configuration nor the endpoint gave: the policy
+    then assumes the default, and a model that reads fewer tokens would get requests it cannot take."""
+    if spec.kind != LLM or not spec.config:
+        return None
+    config = json.loads(spec.config)
+    if config.get("context_tokens") is not None:
+        return None
+    from salesgym.llm.config import DEFAULT_CONTEXT_TOKENS
+
+    where = config.get("base_url") or "the OpenAI API"
+    return (f"the endpoint at {where} publishes no context length for {config.get('model')}: the policy assumes "
+            f"{DEFAULT_CONTEXT_TOKENS:,} tokens; give --context-tokens if the model reads fewer")  # fmt: skip
+
+
 def check_endpoint(config: Any) -> dict[str, Any]:
     """``/v1/models`` of ``config``'s endpoint, asked once: one error line when it does not answer or refuses
     the key (rather than a run of stopped episodes); the fields to add to the configuration: the context

@@ -40,7 +40,7 @@ from salesgym.bench.commands.options import (
 )
 from salesgym.bench.commands.prepare import preflight, resolve_policies, unlock
 from salesgym.bench.commands.prices import load_prices
-from salesgym.bench.policyspec import PolicySpec, PolicySpecError
+from salesgym.bench.policyspec import PolicySpec, PolicySpecError, context_note
 from salesgym.bench.runner import DEFAULT_MAX_STEPS, BenchError
 from salesgym.bench.store import EpisodeRecord, StoreError
 from salesgym.cli_options import COUNT_MAX, STEPS_MAX
@@ -305,6 +305,7 @@ def bench(
             spec, notes = remote.from_records(from_record, manifest, trials, name)
             collected.append(spec)
         specs, added = resolve_policies(policy, agent, llm_options, suite, collected)
+        notes = notes + [n for n in map(context_note, specs) if n]
         n_workers = workers or os.cpu_count() or 1
         chosen = runner.make_backend(backend.value, n_workers, ray_address)
     except PolicySpecError as e:
