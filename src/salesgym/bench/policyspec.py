@@ -239,6 +239,10 @@ def resolve_llm(options: dict[str, Any], probe: bool = True) -> PolicySpec:
     return PolicySpec(LLM, LLM_NAME, config=json.dumps(data, sort_keys=True, default=str))
 
 
+def _endpoint(base_url: str | None) -> str:
+    return base_url or "the OpenAI API"
+
+
 def context_note(spec: PolicySpec) -> str | None:
     """A note for a model whose context length neither the configuration nor the endpoint gave: the policy
     then assumes the default, and a model that reads fewer tokens would get requests it cannot take."""
@@ -249,9 +253,9 @@ def context_note(spec: PolicySpec) -> str | None:
         return None
     from salesgym.llm.config import DEFAULT_CONTEXT_TOKENS
 
-    where = config.get("base_url") or "the OpenAI API"
-    return (f"the endpoint at {where} publishes no context length for {config.get('model')}: the policy assumes "
-            f"{DEFAULT_CONTEXT_TOKENS:,} tokens; give --context-tokens if the model reads fewer")  # fmt: skip
+    return (f"the endpoint at {_endpoint(config.get('base_url'))} publishes no context length for "
+            f"{config.get('model')}: the policy assumes {DEFAULT_CONTEXT_TOKENS:,} tokens; give --context-tokens "
+            "if the model reads fewer")  # fmt: skip
 
 
 def check_endpoint(config: Any) -> dict[str, Any]:
@@ -261,7 +265,7 @@ def check_endpoint(config: Any) -> dict[str, Any]:
     from salesgym.llm.client import ChatClient
 
     info = ChatClient(config).probe()
-    where = config.base_url or "the OpenAI API"
+    where = _endpoint(config.base_url)
     if info.unreachable is not None:
         raise PolicySpecError(
             f"--policy llm: the endpoint at {where} does not answer ({info.unreachable}); start it or check --base-url"
